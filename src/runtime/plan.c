@@ -1,0 +1,441 @@
+/* Plan building (binding, folding, liveness, arena) and execution. */
+#include "runtime/plan.h"
+
+#include "base/alloc.h"
+#include "base/dtype.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static cairn_status_t oom(void) { return base_error(CAIRN_ERR_OUT_OF_MEMORY, "out of memory"); }
+
+static void to_ktensor(ktensor_t *kt, const ir_type_t *t, void *data)
+{
+    memset(kt, 0, sizeof *kt);
+    kt->dtype = t->dtype;
+    kt->rank = t->shape.rank;
+    for (int i = 0; i < t->shape.rank; i++)
+        kt->shape[i] = t->shape.d[i];
+    kt->data = data;
+}
+
+static cairn_status_t type_bytes(const ir_type_t *t, size_t *out)
+{
+    int64_t n = ir_shape_numel(&t->shape);
+    if (n < 0 || !base_mul_size((size_t)n, cairn_dtype_size(t->dtype), out))
+        return base_error(CAIRN_ERR_SHAPE, "tensor size overflows");
+    return CAIRN_OK;
+}
+
+void plan_destroy(plan_t *p)
+{
+    if (!p)
+        return;
+    for (int s = 0; s < p->n_steps; s++) {
+        free(p->steps[s].in);
+        free(p->steps[s].out);
+        free(p->steps[s].in_ref);
+        free(p->steps[s].out_ref);
+    }
+    free(p->steps);
+    if (p->value_data && p->owned)
+        for (int v = 0; v < p->graph->n_values; v++)
+            if (p->owned[v])
+                base_aligned_free(p->value_data[v]);
+    free(p->value_data);
+    free(p->owned);
+    free(p->types);
+    free(p->sym_values);
+    base_aligned_free(p->arena);
+    base_aligned_free(p->ws);
+    if (p->out_bufs)
+        for (int o = 0; o < p->graph->n_outputs; o++)
+            base_aligned_free(p->out_bufs[o]);
+    free(p->out_bufs);
+    free(p->out_bytes);
+    free(p->out_src);
+    free(p->out_copy);
+    free(p);
+}
+
+/* Binds the symbols from the inputs' concrete shapes, checking every
+ * static dim and every repeated symbol. */
+static cairn_status_t bind_inputs(plan_t *p, const ir_type_t *in_types)
+{
+    const ir_graph_t *g = p->graph;
+    for (int s = 0; s < g->n_symbols; s++)
+        p->sym_values[s] = -1;
+    for (int i = 0; i < g->n_inputs; i++) {
+        const ir_value_t *v = &g->values[g->inputs[i]];
+        const ir_type_t *t = &in_types[i];
+        char want[256], got[256];
+        ir_shape_str(g, &v->type.shape, want, sizeof want);
+        ir_shape_str(NULL, &t->shape, got, sizeof got);
+        if (t->dtype != v->type.dtype)
+            return base_error(CAIRN_ERR_DTYPE, "input '%s' must be %s, got %s", v->name,
+                              cairn_dtype_name(v->type.dtype), cairn_dtype_name(t->dtype));
+        if (t->shape.rank != v->type.shape.rank)
+            return base_error(CAIRN_ERR_SHAPE, "input '%s' must have shape %s (rank %d), got %s",
+                              v->name, want, v->type.shape.rank, got);
+        for (int d = 0; d < t->shape.rank; d++) {
+            int64_t have = t->shape.d[d], decl = v->type.shape.d[d];
+            if (have < 0)
+                return base_error(CAIRN_ERR_SHAPE, "input '%s': dimension %d is negative (%s)",
+                                  v->name, d, got);
+            if (decl >= 0 && have != decl)
+                return base_error(CAIRN_ERR_SHAPE, "input '%s' must have shape %s, got %s "
+                                  "(dimension %d)", v->name, want, got, d);
+            if (ir_dim_is_sym(decl)) {
+                int sym = ir_dim_sym_id(decl);
+                if (p->sym_values[sym] < 0)
+                    p->sym_values[sym] = have;
+                else if (p->sym_values[sym] != have)
+                    return base_error(CAIRN_ERR_SHAPE,
+                                      "input '%s': dimension %d is symbol '%s' = %lld, but an "
+                                      "earlier input bound it to %lld",
+                                      v->name, d, g->symbols[sym], (long long)have,
+                                      (long long)p->sym_values[sym]);
+            }
+        }
+        p->types[g->inputs[i]] = *t;
+    }
+    return CAIRN_OK;
+}
+
+/* Executes node n at plan time into plan-owned buffers (constant folding). */
+static cairn_status_t fold_node(plan_t *p, const ir_node_t *n, const kctx_t *k)
+{
+    ktensor_t in[64], out[64];
+    for (int i = 0; i < n->n_inputs; i++) {
+        int v = n->inputs[i];
+        if (v < 0)
+            memset(&in[i], 0, sizeof in[i]);
+        else
+            to_ktensor(&in[i], &p->types[v], p->value_data[v]);
+    }
+    for (int o = 0; o < n->n_outputs; o++) {
+        int v = n->outputs[o];
+        size_t bytes;
+        BASE_TRY(type_bytes(&p->types[v], &bytes));
+        void *buf = base_aligned_alloc(bytes, BASE_ALIGN);
+        if (!buf)
+            return oom();
+        p->value_data[v] = buf;
+        p->owned[v] = 1;
+        p->const_bytes += bytes;
+        to_ktensor(&out[o], &p->types[v], buf);
+    }
+    const ir_op_def_t *d = ir_op_def(n->op);
+    size_t wsb = d->workspace(n, in, n->n_inputs, out, n->n_outputs);
+    void *ws = wsb ? base_aligned_alloc(wsb, BASE_ALIGN) : NULL;
+    if (wsb && !ws)
+        return oom();
+    cairn_status_t s = d->exec(n, in, n->n_inputs, out, n->n_outputs, ws, k);
+    base_aligned_free(ws);
+    return s;
+}
+
+typedef struct live {
+    int value;
+    int first, last; /* step indices */
+    size_t bytes, offset;
+} live_t;
+
+static int cmp_live_size(const void *a, const void *b)
+{
+    const live_t *x = a, *y = b;
+    if (x->bytes != y->bytes)
+        return x->bytes < y->bytes ? 1 : -1;
+    return x->first - y->first;
+}
+
+/* Greedy by size: each value goes at the lowest offset that does not
+ * overlap a value already placed whose lifetime intersects its own. */
+static size_t assign_offsets(live_t *lv, int n)
+{
+    size_t peak = 0;
+    qsort(lv, (size_t)n, sizeof *lv, cmp_live_size);
+    for (int i = 0; i < n; i++) {
+        size_t off = 0;
+        int moved = 1;
+        while (moved) {
+            moved = 0;
+            for (int j = 0; j < i; j++) {
+                if (lv[j].last < lv[i].first || lv[i].last < lv[j].first)
+                    continue;
+                if (off < lv[j].offset + lv[j].bytes && lv[j].offset < off + lv[i].bytes) {
+                    off = base_round_up(lv[j].offset + lv[j].bytes, BASE_ALIGN);
+                    moved = 1;
+                }
+            }
+        }
+        lv[i].offset = off;
+        if (off + lv[i].bytes > peak)
+            peak = off + lv[i].bytes;
+    }
+    return peak;
+}
+
+cairn_status_t plan_build(const ir_graph_t *g, const ir_type_t *in_types, const kctx_t *k,
+                          plan_t **out)
+{
+    cairn_status_t s = CAIRN_OK;
+    plan_t *p = calloc(1, sizeof *p);
+    if (!p)
+        return oom();
+    p->graph = g;
+    /* Shape and Size read only their input's shape: fold them always */
+    const int shape_op = ir_op_find("Shape"), size_op = ir_op_find("Size");
+    int nv = g->n_values;
+    p->types = calloc((size_t)nv + 1, sizeof *p->types);
+    p->value_data = calloc((size_t)nv + 1, sizeof *p->value_data);
+    p->owned = calloc((size_t)nv + 1, 1);
+    p->sym_values = calloc((size_t)g->n_symbols + 1, sizeof *p->sym_values);
+    p->steps = calloc((size_t)g->n_nodes + 1, sizeof *p->steps);
+    p->out_bufs = calloc((size_t)g->n_outputs + 1, sizeof *p->out_bufs);
+    p->out_bytes = calloc((size_t)g->n_outputs + 1, sizeof *p->out_bytes);
+    p->out_src = calloc((size_t)g->n_outputs + 1, sizeof *p->out_src);
+    p->out_copy = calloc((size_t)g->n_outputs + 1, 1);
+    int *step_of = malloc(((size_t)nv + 1) * sizeof(int));     /* producing step, -1 */
+    int *last_use = malloc(((size_t)nv + 1) * sizeof(int));    /* last consuming step */
+    int *out_slot = malloc(((size_t)nv + 1) * sizeof(int));    /* first output slot, -1 */
+    live_t *lv = calloc((size_t)nv + 1, sizeof *lv);
+    if (!p->types || !p->value_data || !p->owned || !p->sym_values || !p->steps || !p->out_bufs ||
+        !p->out_bytes || !p->out_src || !p->out_copy || !step_of || !last_use || !out_slot ||
+        !lv) {
+        s = oom();
+        goto done;
+    }
+    for (int v = 0; v < nv; v++) {
+        step_of[v] = -1;
+        last_use[v] = -1;
+        out_slot[v] = -1;
+        if (g->values[v].kind == IR_VALUE_CONSTANT) {
+            p->types[v] = g->values[v].type;
+            p->value_data[v] = g->values[v].data;
+        }
+    }
+    if ((s = bind_inputs(p, in_types)) != CAIRN_OK)
+        goto done;
+
+    /* inference, folding, steps */
+    for (int i = 0; i < g->n_nodes; i++) {
+        const ir_node_t *n = &g->nodes[i];
+        const ir_op_def_t *d = ir_op_def(n->op);
+        ir_type_t in_t[64], out_t[64];
+        const void *in_d[64];
+        int all_const = 1;
+        for (int j = 0; j < n->n_inputs; j++) {
+            int v = n->inputs[j];
+            if (v < 0) {
+                memset(&in_t[j], 0, sizeof in_t[j]);
+                in_d[j] = NULL;
+                continue;
+            }
+            in_t[j] = p->types[v];
+            in_d[j] = p->value_data[v];
+            if (!in_d[j] && ir_shape_numel(&in_t[j].shape) != 0)
+                all_const = 0;
+        }
+        memset(out_t, 0, sizeof(ir_type_t) * (size_t)n->n_outputs);
+        ir_infer_ctx_t c = {g, n, 0, n->n_inputs, in_t, in_d, n->n_outputs, out_t};
+        if ((s = d->infer(&c)) != CAIRN_OK) {
+            base_error_prefix(s, "node '%s' (%s): ", n->name, d->name);
+            goto done;
+        }
+        for (int o = 0; o < n->n_outputs; o++) {
+            size_t bytes;
+            if (!ir_shape_is_concrete(&out_t[o].shape)) {
+                s = base_error(CAIRN_ERR_INTERNAL, "node '%s' (%s): output %d has no concrete "
+                               "shape after inference", n->name, d->name, o);
+                goto done;
+            }
+            if (type_bytes(&out_t[o], &bytes) != CAIRN_OK) {
+                s = base_error(CAIRN_ERR_SHAPE, "node '%s' (%s): output %d is too large",
+                               n->name, d->name, o);
+                goto done;
+            }
+            p->types[n->outputs[o]] = out_t[o];
+        }
+        if (all_const || (n->op >= 0 && (n->op == shape_op || n->op == size_op))) {
+            if ((s = fold_node(p, n, k)) != CAIRN_OK) {
+                base_error_prefix(s, "node '%s' (%s), folding: ", n->name, d->name);
+                goto done;
+            }
+            continue;
+        }
+        plan_step_t *st = &p->steps[p->n_steps];
+        st->node = i;
+        st->n = n;
+        st->exec = d->exec;
+        st->n_in = n->n_inputs;
+        st->n_out = n->n_outputs;
+        st->in = calloc((size_t)n->n_inputs + 1, sizeof(ktensor_t));
+        st->out = calloc((size_t)n->n_outputs + 1, sizeof(ktensor_t));
+        st->in_ref = calloc((size_t)n->n_inputs + 1, sizeof(plan_ref_t));
+        st->out_ref = calloc((size_t)n->n_outputs + 1, sizeof(plan_ref_t));
+        p->n_steps++;
+        if (!st->in || !st->out || !st->in_ref || !st->out_ref) {
+            s = oom();
+            goto done;
+        }
+        for (int j = 0; j < n->n_inputs; j++) {
+            int v = n->inputs[j];
+            if (v >= 0) {
+                to_ktensor(&st->in[j], &p->types[v], NULL);
+                last_use[v] = p->n_steps - 1;
+            }
+        }
+        for (int o = 0; o < n->n_outputs; o++) {
+            to_ktensor(&st->out[o], &p->types[n->outputs[o]], NULL);
+            step_of[n->outputs[o]] = p->n_steps - 1;
+        }
+        st->ws_bytes = d->workspace(n, st->in, st->n_in, st->out, st->n_out);
+        d->cost(n, st->in, st->n_in, st->out, st->n_out, &st->cost);
+        if (st->ws_bytes > p->ws_bytes)
+            p->ws_bytes = st->ws_bytes;
+    }
+
+    /* outputs: the first slot naming a step-produced value is written in
+     * place; every other output is copied at the end of the run */
+    for (int o = 0; o < g->n_outputs; o++) {
+        int v = g->outputs[o];
+        if ((s = type_bytes(&p->types[v], &p->out_bytes[o])) != CAIRN_OK)
+            goto done;
+        p->out_bufs[o] = base_aligned_alloc(p->out_bytes[o], BASE_ALIGN);
+        if (!p->out_bufs[o]) {
+            s = oom();
+            goto done;
+        }
+        if (step_of[v] >= 0 && out_slot[v] < 0)
+            out_slot[v] = o;
+        else
+            p->out_copy[o] = 1;
+    }
+
+    /* liveness and the arena */
+    int nl = 0;
+    for (int v = 0; v < nv; v++) {
+        if (step_of[v] < 0 || out_slot[v] >= 0)
+            continue;
+        lv[nl].value = v;
+        lv[nl].first = step_of[v];
+        lv[nl].last = last_use[v] > step_of[v] ? last_use[v] : step_of[v];
+        if ((s = type_bytes(&p->types[v], &lv[nl].bytes)) != CAIRN_OK)
+            goto done;
+        lv[nl].bytes = base_round_up(lv[nl].bytes ? lv[nl].bytes : 1, BASE_ALIGN);
+        nl++;
+    }
+    p->arena_bytes = assign_offsets(lv, nl);
+    size_t *offset_of = calloc((size_t)nv + 1, sizeof(size_t));
+    if (!offset_of) {
+        s = oom();
+        goto done;
+    }
+    for (int i = 0; i < nl; i++)
+        offset_of[lv[i].value] = lv[i].offset;
+    p->arena = base_aligned_alloc(p->arena_bytes, BASE_ALIGN);
+    p->ws = p->ws_bytes ? base_aligned_alloc(p->ws_bytes, BASE_ALIGN) : NULL;
+    if (!p->arena || (p->ws_bytes && !p->ws)) {
+        free(offset_of);
+        s = oom();
+        goto done;
+    }
+
+    /* where each step's tensors live */
+    int *input_index = malloc(((size_t)nv + 1) * sizeof(int));
+    if (!input_index) {
+        free(offset_of);
+        s = oom();
+        goto done;
+    }
+    for (int v = 0; v < nv; v++)
+        input_index[v] = -1;
+    for (int i = 0; i < g->n_inputs; i++)
+        input_index[g->inputs[i]] = i;
+#define REF_OF(ref, v)                                                  \
+    do {                                                                \
+        if ((v) < 0) {                                                  \
+            (ref).kind = PLAN_BUF_NONE;                                 \
+        } else if (p->value_data[v] || step_of[v] < 0) {                \
+            if (input_index[v] >= 0) {                                  \
+                (ref).kind = PLAN_BUF_INPUT;                            \
+                (ref).index = input_index[v];                           \
+            } else {                                                    \
+                (ref).kind = PLAN_BUF_CONST;                            \
+                (ref).ptr = p->value_data[v];                           \
+            }                                                           \
+        } else if (out_slot[v] >= 0) {                                  \
+            (ref).kind = PLAN_BUF_OUTPUT;                               \
+            (ref).index = out_slot[v];                                  \
+        } else {                                                        \
+            (ref).kind = PLAN_BUF_ARENA;                                \
+            (ref).offset = offset_of[v];                                \
+        }                                                               \
+    } while (0)
+    for (int si = 0; si < p->n_steps; si++) {
+        plan_step_t *st = &p->steps[si];
+        for (int j = 0; j < st->n_in; j++)
+            REF_OF(st->in_ref[j], st->n->inputs[j]);
+        for (int o = 0; o < st->n_out; o++)
+            REF_OF(st->out_ref[o], st->n->outputs[o]);
+    }
+    for (int o = 0; o < g->n_outputs; o++)
+        if (p->out_copy[o])
+            REF_OF(p->out_src[o], g->outputs[o]);
+#undef REF_OF
+    free(input_index);
+    free(offset_of);
+
+done:
+    free(step_of);
+    free(last_use);
+    free(out_slot);
+    free(lv);
+    if (s != CAIRN_OK) {
+        plan_destroy(p);
+        return s;
+    }
+    *out = p;
+    return CAIRN_OK;
+}
+
+static void *resolve(const plan_t *p, const plan_ref_t *r, const void *const *in_data,
+                     void *const *out_data)
+{
+    switch (r->kind) {
+    case PLAN_BUF_NONE: return NULL;
+    case PLAN_BUF_ARENA: return (char *)p->arena + r->offset;
+    case PLAN_BUF_INPUT: return (void *)in_data[r->index];
+    case PLAN_BUF_OUTPUT: return out_data[r->index];
+    case PLAN_BUF_CONST: return r->ptr;
+    }
+    return NULL;
+}
+
+cairn_status_t plan_run(plan_t *p, const void *const *in_data, void **out_data, const kctx_t *k)
+{
+    const ir_graph_t *g = p->graph;
+    for (int o = 0; o < g->n_outputs; o++)
+        if (!out_data[o])
+            out_data[o] = p->out_bufs[o];
+    for (int si = 0; si < p->n_steps; si++) {
+        plan_step_t *st = &p->steps[si];
+        for (int j = 0; j < st->n_in; j++)
+            st->in[j].data = resolve(p, &st->in_ref[j], in_data, out_data);
+        for (int o = 0; o < st->n_out; o++)
+            st->out[o].data = resolve(p, &st->out_ref[o], in_data, out_data);
+        cairn_status_t s = st->exec(st->n, st->in, st->n_in, st->out, st->n_out, p->ws, k);
+        if (s != CAIRN_OK)
+            return base_error_prefix(s, "node '%s' (%s): ", st->n->name,
+                                     ir_op_def(st->n->op)->name);
+    }
+    for (int o = 0; o < g->n_outputs; o++) {
+        if (!p->out_copy[o] || !p->out_bytes[o])
+            continue;
+        const void *src = resolve(p, &p->out_src[o], in_data, out_data);
+        if (src && src != out_data[o])
+            memmove(out_data[o], src, p->out_bytes[o]);
+    }
+    return CAIRN_OK;
+}
