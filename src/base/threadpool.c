@@ -16,12 +16,14 @@
 #define _GNU_SOURCE
 #include "base/threadpool.h"
 
+#include "base/alloc.h"
 #include "base/clock.h"
 #include "base/status.h"
 
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #if defined(__x86_64__) || defined(__i386__)
@@ -45,12 +47,14 @@ struct base_pool {
     int threads;
     pthread_t *tids;
     job_t job;
-    _Atomic unsigned long gen;
-    _Atomic size_t next;     /* next chunk to claim */
-    _Atomic int busy;        /* workers still inside the current job */
+    /* written by the caller once per job, read by every worker */
+    _Alignas(64) _Atomic unsigned long gen;
     _Atomic int sleepers;
+    /* written by everyone while a job runs: kept off gen's line */
+    _Alignas(64) _Atomic size_t next; /* next chunk to claim */
+    _Alignas(64) _Atomic int busy;    /* workers still inside the current job */
     _Atomic int stop;
-    pthread_mutex_t mu;
+    _Alignas(64) pthread_mutex_t mu;
     pthread_cond_t cv;
 };
 
@@ -129,15 +133,16 @@ cairn_status_t base_pool_create(int threads, base_pool_t **out)
         long n = sysconf(_SC_NPROCESSORS_ONLN);
         threads = n > 0 ? (int)n : 1;
     }
-    base_pool_t *p = calloc(1, sizeof *p);
+    base_pool_t *p = base_aligned_alloc(sizeof *p, _Alignof(base_pool_t));
     if (!p)
         return base_error(CAIRN_ERR_OUT_OF_MEMORY, "out of memory");
+    memset(p, 0, sizeof *p);
     p->threads = threads;
     pthread_mutex_init(&p->mu, NULL);
     pthread_cond_init(&p->cv, NULL);
     p->tids = calloc((size_t)threads, sizeof(pthread_t));
     if (!p->tids) {
-        free(p);
+        base_aligned_free(p);
         return base_error(CAIRN_ERR_OUT_OF_MEMORY, "out of memory");
     }
     for (int i = 1; i < threads; i++) {
@@ -168,7 +173,7 @@ void base_pool_destroy(base_pool_t *p)
     pthread_mutex_destroy(&p->mu);
     pthread_cond_destroy(&p->cv);
     free(p->tids);
-    free(p);
+    base_aligned_free(p);
 }
 
 int base_pool_threads(const base_pool_t *p) { return p ? p->threads : 1; }
