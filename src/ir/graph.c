@@ -414,7 +414,8 @@ cairn_status_t ir_graph_add_node(ir_graph_t *g, int op, const char *name, const 
         goto fail;
     }
     n.n_inputs = n_inputs;
-    memcpy(n.inputs, inputs, (size_t)n_inputs * sizeof(int));
+    if (n_inputs)
+        memcpy(n.inputs, inputs, (size_t)n_inputs * sizeof(int));
     for (int i = 0; i < n_attrs; i++) {
         n.n_attrs = i + 1;
         if ((s = copy_attr(&n.attrs[i], &attrs[i])) != CAIRN_OK)
@@ -551,9 +552,12 @@ cairn_status_t ir_graph_clone(const ir_graph_t *g, ir_graph_t **out)
             CLONE_FAIL(oom());
         m->n_inputs = n->n_inputs;
         m->n_outputs = n->n_outputs;
-        memcpy(m->inputs, n->inputs, (size_t)n->n_inputs * sizeof(int));
-        memcpy(m->outputs, n->outputs, (size_t)n->n_outputs * sizeof(int));
-        memcpy(m->attr_slot, n->attr_slot, (size_t)ns * sizeof(int));
+        if (n->n_inputs)
+            memcpy(m->inputs, n->inputs, (size_t)n->n_inputs * sizeof(int));
+        if (n->n_outputs)
+            memcpy(m->outputs, n->outputs, (size_t)n->n_outputs * sizeof(int));
+        if (ns)
+            memcpy(m->attr_slot, n->attr_slot, (size_t)ns * sizeof(int));
         for (int a = 0; a < n->n_attrs; a++) {
             m->n_attrs = a + 1;
             CLONE_FAIL(clone_attr(&m->attrs[a], &n->attrs[a]));
@@ -561,9 +565,11 @@ cairn_status_t ir_graph_clone(const ir_graph_t *g, ir_graph_t **out)
         for (int k = 0; k < n->n_sources; k++)
             CLONE_FAIL(ir_node_add_source(m, n->sources[k]));
     }
-    memcpy(c->inputs, g->inputs, (size_t)g->n_inputs * sizeof(int));
+    if (g->n_inputs)
+        memcpy(c->inputs, g->inputs, (size_t)g->n_inputs * sizeof(int));
     c->n_inputs = g->n_inputs;
-    memcpy(c->outputs, g->outputs, (size_t)g->n_outputs * sizeof(int));
+    if (g->n_outputs)
+        memcpy(c->outputs, g->outputs, (size_t)g->n_outputs * sizeof(int));
     c->n_outputs = g->n_outputs;
     *out = c;
     return CAIRN_OK;

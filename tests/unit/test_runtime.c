@@ -25,7 +25,9 @@
 #endif
 #endif
 
+#if COUNT_ALLOCS
 static _Atomic long g_allocs;
+#endif
 #if COUNT_ALLOCS
 extern void *__libc_malloc(size_t);
 extern void *__libc_calloc(size_t, size_t);
