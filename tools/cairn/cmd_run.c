@@ -579,9 +579,11 @@ static void report_text(const run_opts_t *o, cairn_session_t *s, const run_input
     fprintf(f, "%-11s %d steps, arena %s, constants %s, isa %s, %d threads\n", "plan", pi->steps,
             fmt_bytes(b1, sizeof b1, pi->arena_bytes), fmt_bytes(b2, sizeof b2, pi->constant_bytes),
             cairn_isa_name(pi->isa), pi->threads);
-    fprintf(f, "%-11s min %.3f ms, median %.3f ms, p90 %.3f ms, max %.3f ms (%d runs after %d "
-               "warmup)\n",
-            "latency", l->min, l->median, l->p90, l->max, o->iters, o->warmup);
+    /* sub-millisecond runs get more decimals, so tiny models do not read 0.000 */
+    const char *lf = l->min < 1.0 ? "%-11s min %.4f ms, median %.4f ms, p90 %.4f ms, max %.4f ms"
+                                  : "%-11s min %.3f ms, median %.3f ms, p90 %.3f ms, max %.3f ms";
+    fprintf(f, lf, "latency", l->min, l->median, l->p90, l->max);
+    fprintf(f, " (%d runs after %d warmup)\n", o->iters, o->warmup);
     fprintf(f, "%-11s %.2f runs/s\n", "throughput", l->total_s > 0 ? o->iters / l->total_s : 0.0);
     for (int i = 0; i < n_out; i++) {
         const char *name = NULL;
