@@ -12,7 +12,7 @@ typedef struct command {
 
 static const command_t commands[] = {
     {"info", cmd_info, "CPU model, features, ISA level chosen, caches, threads"},
-    {"run", cmd_run, "run a model (or 'demo') and report latency"},
+    {"run", cmd_run, "run a model ('demo' or an .onnx file): latency, plan, outputs"},
 };
 
 static void usage(FILE *f)
