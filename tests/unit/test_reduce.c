@@ -363,8 +363,47 @@ static void test_errors(void)
     CHECK_FAILS(rt_run("ReduceSum", in4, 2, NULL, 0, &yk, 1), CAIRN_ERR_SHAPE, "1-D");
 }
 
+/* A symbolic batch dim survives inference and binds per run. */
+static void test_symbolic(void)
+{
+    cairn_graph_t *g;
+    CHECK_OK(cairn_graph_create(&g));
+    int64_t dims[2] = {0, 4};
+    const char *names[2] = {"batch", NULL};
+    cairn_value_id x, y, y2;
+    CHECK_OK(cairn_graph_add_input(g, "x", CAIRN_F32, 2, dims, names, &x));
+    const int64_t ax[1] = {1};
+    cairn_attr_t at[2] = {cairn_attr_ints("axes", ax, 1), cairn_attr_int("keepdims", 0)};
+    CHECK_OK(cairn_graph_add_node(g, "ReduceMean", "m", &x, 1, at, 2, &y, 1, NULL));
+    cairn_attr_t at2[1] = {cairn_attr_int("keepdims", 1)};
+    CHECK_OK(cairn_graph_add_node(g, "ReduceMax", "mx", &x, 1, at2, 1, &y2, 1, NULL));
+    CHECK_OK(cairn_graph_mark_output(g, y));
+    CHECK_OK(cairn_graph_mark_output(g, y2));
+    CHECK_OK(cairn_graph_verify(g));
+    char *text = NULL;
+    CHECK_OK(cairn_graph_print(g, &text));
+    CHECK(text && strstr(text, "[batch]") && strstr(text, "[1,1]"));
+    free(text);
+    cairn_session_t *s;
+    CHECK_OK(cairn_session_create(g, NULL, &s));
+    for (int b = 1; b <= 3; b++) {
+        float in[12], out[3], out2[1];
+        for (int i = 0; i < 4 * b; i++)
+            in[i] = (float)i;
+        cairn_tensor_t ti = {CAIRN_F32, 2, {b, 4}, in};
+        cairn_tensor_t to[2] = {{CAIRN_F32, 1, {b}, out}, {CAIRN_F32, 2, {1, 1}, out2}};
+        CHECK_OK(cairn_session_run(s, &ti, 1, to, 2));
+        for (int i = 0; i < b; i++)
+            CHECK(out[i] == (float)(4 * i) + 1.5f);
+        CHECK(out2[0] == (float)(4 * b - 1));
+    }
+    cairn_session_destroy(s);
+    cairn_graph_destroy(g);
+}
+
 int main(void)
 {
+    test_symbolic();
     test_literals();
     test_empty();
     test_all_axes_rank3();
