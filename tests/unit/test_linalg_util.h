@@ -5,6 +5,7 @@
 #include "check.h"
 
 #include "base/dtype.h"
+#include "base/status.h"
 
 /* Builds a graph with one node `op`: ins[i] with dtype UNDEFINED is an
  * omitted optional input; the others are graph inputs (or constants when
