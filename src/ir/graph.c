@@ -422,6 +422,8 @@ cairn_status_t ir_graph_add_node(ir_graph_t *g, int op, const char *name, const 
     }
     if ((s = bind_slots(&n)) != CAIRN_OK)
         goto fail;
+    /* inference needs the output count (Split's equal parts, optional outputs) */
+    n.n_outputs = n_outputs;
     if ((s = ir_infer_node(g, &n, 1, out_types)) != CAIRN_OK)
         goto fail;
     /* output names must be new and distinct */
