@@ -125,6 +125,17 @@ static const char *shp(const ir_infer_ctx_t *c, const ir_shape_t *s, char *buf, 
     return ir_shape_str(c->graph, s, buf, cap);
 }
 
+/* Formats requested values as given ("[4,-1]"), unlike ir_shape_str. */
+static const char *fmt_vals(const int64_t *v, int n, char *buf, size_t cap)
+{
+    size_t u = (size_t)snprintf(buf, cap, "[");
+    for (int i = 0; i < n && u < cap; i++)
+        u += (size_t)snprintf(buf + u, cap - u, "%s%lld", i ? "," : "", (long long)v[i]);
+    if (u < cap)
+        snprintf(buf + u, cap - u, "]");
+    return buf;
+}
+
 static int present(const ir_infer_ctx_t *c, int i)
 {
     return i < c->n_in && c->in[i].dtype != CAIRN_DTYPE_UNDEFINED;
@@ -355,9 +366,6 @@ cairn_status_t op_movement_reshape_infer(ir_infer_ctx_t *c)
     if (allowzero && has_zero && neg >= 0)
         return ir_infer_error(c, CAIRN_ERR_SHAPE, "with allowzero=1 the shape cannot hold both "
                               "0 and -1");
-    ir_shape_t want = {nv, {0}};
-    for (int i = 0; i < nv; i++)
-        want.d[i] = v[i];
     if (s->rank < 0) {
         set_out(c, 0, c->in[0].dtype, nv, od);
         return CAIRN_OK;
@@ -381,13 +389,13 @@ cairn_status_t op_movement_reshape_infer(ir_infer_ctx_t *c)
                 return ir_infer_error(c, CAIRN_ERR_SHAPE, "cannot reshape %s (%lld elements) "
                                       "to %s: the other dims multiply to %lld, which does not "
                                       "divide %lld", shp(c, s, sa, sizeof sa), (long long)total,
-                                      shp(c, &want, sb, sizeof sb), (long long)rest,
+                                      fmt_vals(v, nv, sb, sizeof sb), (long long)rest,
                                       (long long)total);
             od[neg] = total / rest;
         } else if (rest != total) {
             return ir_infer_error(c, CAIRN_ERR_SHAPE, "cannot reshape %s (%lld elements) to %s "
                                   "(%lld elements)", shp(c, s, sa, sizeof sa), (long long)total,
-                                  shp(c, &want, sb, sizeof sb), (long long)rest);
+                                  fmt_vals(v, nv, sb, sizeof sb), (long long)rest);
         }
     } else if (total == 0 && neg >= 0) {
         od[neg] = IR_DIM_UNKNOWN; /* 0 elements: the -1 is ambiguous until the rest is known */
@@ -397,7 +405,7 @@ cairn_status_t op_movement_reshape_infer(ir_infer_ctx_t *c)
         if (bad)
             return ir_infer_error(c, CAIRN_ERR_SHAPE, "cannot reshape %s to %s: the sizes "
                                   "disagree", shp(c, s, sa, sizeof sa),
-                                  shp(c, &want, sb, sizeof sb));
+                                  fmt_vals(v, nv, sb, sizeof sb));
         if (neg >= 0)
             od[neg] = solved;
     }
@@ -586,6 +594,8 @@ cairn_status_t op_movement_split_infer(ir_infer_ctx_t *c)
     int64_t v[MV_MAXV];
     int nv, have;
     BASE_TRY(get_ints(c, 1, "split", mv_i64_only, v, &nv, &have));
+    if (c->n_out < 1)
+        return ir_infer_error(c, CAIRN_ERR_INTERNAL, "Split inference was given no outputs");
     if (present(c, 1) && nv >= 0 && nv != c->n_out)
         return ir_infer_error(c, CAIRN_ERR_SHAPE, "split has %d sizes but the node has %d "
                               "outputs", nv, c->n_out);
