@@ -699,7 +699,9 @@ static cairn_status_t slice_resolve(int rank, const int64_t *dims, int k, const 
         if (e < 0)
             e += dim;
         uint64_t len;
-        if (st > 0) {
+        if (dim == 0) {
+            len = 0; /* the clamping ranges below are empty */
+        } else if (st > 0) {
             s = clamp64(s, 0, dim);
             e = clamp64(e, 0, dim);
             len = e > s ? 1 + (uint64_t)(e - s - 1) / (uint64_t)st : 0;
