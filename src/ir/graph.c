@@ -563,9 +563,11 @@ cairn_status_t ir_graph_clone(const ir_graph_t *g, ir_graph_t **out)
         for (int k = 0; k < n->n_sources; k++)
             CLONE_FAIL(ir_node_add_source(m, n->sources[k]));
     }
-    memcpy(c->inputs, g->inputs, (size_t)g->n_inputs * sizeof(int));
+    if (g->n_inputs) /* a graph of constants only has no inputs (and a NULL array) */
+        memcpy(c->inputs, g->inputs, (size_t)g->n_inputs * sizeof(int));
     c->n_inputs = g->n_inputs;
-    memcpy(c->outputs, g->outputs, (size_t)g->n_outputs * sizeof(int));
+    if (g->n_outputs)
+        memcpy(c->outputs, g->outputs, (size_t)g->n_outputs * sizeof(int));
     c->n_outputs = g->n_outputs;
     *out = c;
     return CAIRN_OK;
