@@ -423,6 +423,8 @@ cairn_status_t ir_graph_add_node(ir_graph_t *g, int op, const char *name, const 
     }
     if ((s = bind_slots(&n)) != CAIRN_OK)
         goto fail;
+    /* inference needs the output count (Split's equal parts, optional outputs) */
+    n.n_outputs = n_outputs;
     if ((s = ir_infer_node(g, &n, 1, out_types)) != CAIRN_OK)
         goto fail;
     /* output names must be new and distinct */
@@ -565,7 +567,7 @@ cairn_status_t ir_graph_clone(const ir_graph_t *g, ir_graph_t **out)
         for (int k = 0; k < n->n_sources; k++)
             CLONE_FAIL(ir_node_add_source(m, n->sources[k]));
     }
-    if (g->n_inputs)
+    if (g->n_inputs) /* a graph of constants only has no inputs (and a NULL array) */
         memcpy(c->inputs, g->inputs, (size_t)g->n_inputs * sizeof(int));
     c->n_inputs = g->n_inputs;
     if (g->n_outputs)
