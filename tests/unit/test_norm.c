@@ -571,8 +571,26 @@ static void test_instancenorm(void)
     drop(&y), drop(&y2);
 }
 
+/* Empty dims are legal: nothing to compute, and nothing may break. */
+static void test_norm_empty(void)
+{
+    int64_t sh[3] = {2, 0, 3}, psh[1] = {3}, msh[3] = {2, 0, 1};
+    cairn_tensor_t x = make(CAIRN_F32, 3, sh), y = make_out(CAIRN_F32, 3, sh);
+    for (int axis = -3; axis < 3; axis++) {
+        cairn_attr_t a = cairn_attr_int("axis", axis);
+        CHECK_OK(run_op("Softmax", &x, 1, 0, &a, 1, &y, 1));
+        CHECK_OK(run_op("LogSoftmax", &x, 1, 0, &a, 1, &y, 1));
+    }
+    const double ones[3] = {1, 1, 1};
+    cairn_tensor_t in[2] = {x, from_doubles(CAIRN_F32, 1, psh, ones)};
+    cairn_tensor_t out[3] = {y, make_out(CAIRN_F32, 3, msh), make_out(CAIRN_F32, 3, msh)};
+    CHECK_OK(run_op("LayerNormalization", in, 2, 0, NULL, 0, out, 3));
+    drop(&x), drop(&y), drop(&in[1]), drop(&out[1]), drop(&out[2]);
+}
+
 int main(void)
 {
+    test_norm_empty();
     test_softmax_literal();
     test_softmax_random();
     test_softmax_errors();
