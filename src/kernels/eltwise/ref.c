@@ -227,7 +227,6 @@ ELT_FLOAT_BINARY(elt_bin_bf16, uint16_t, float, ELT_LD_BF16, ELT_ST_BF16, fmodf,
         }                                                                                  \
     } while (0)
 
-#define ELT_WRAP(T, EXPR) (T)(EXPR)
 #define ELT_INT_BINARY(NAME, T)                                                               \
     static cairn_status_t NAME(const void *vctx, int64_t n, char *const *p, const int64_t *s, \
                                int64_t o0)                                                \
