@@ -21,9 +21,11 @@
 #include "base/status.h"
 
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #if defined(__x86_64__) || defined(__i386__)
@@ -41,11 +43,14 @@ typedef struct job {
     base_task_1d_fn fn;
     void *ctx;
     size_t n, grain, chunks;
+    base_pool_stats_t *stats; /* NULL unless the profiler is attached */
 } job_t;
 
 struct base_pool {
     int threads;
     pthread_t *tids;
+    _Atomic int *ktids; /* kernel thread id of each worker, 0 until it starts */
+    base_pool_stats_t *stats;
     job_t job;
     /* written by the caller once per job, read by every worker */
     _Alignas(64) _Atomic unsigned long gen;
@@ -78,6 +83,20 @@ static void run_chunks(base_pool_t *p, int worker)
     }
 }
 
+/* The stats pointer is read once per job, so detached accounting costs one
+ * branch per job, not per chunk. */
+static void run_job(base_pool_t *p, int worker)
+{
+    base_pool_stats_t *st = p->job.stats;
+    if (!st) {
+        run_chunks(p, worker);
+        return;
+    }
+    uint64_t t0 = base_now_ns();
+    run_chunks(p, worker);
+    st->t[worker].busy_ns += base_now_ns() - t0;
+}
+
 static void *worker_main(void *arg)
 {
     worker_arg_t wa = *(worker_arg_t *)arg;
@@ -85,6 +104,7 @@ static void *worker_main(void *arg)
     base_pool_t *p = wa.pool;
     unsigned long seen = 0; /* gen at creation: a job published before this thread ran is not missed */
     tl_in_pool_task = 1;
+    atomic_store(&p->ktids[wa.id], (int)syscall(SYS_gettid));
     for (;;) {
         /* spin, then sleep, until gen moves */
         uint64_t t0 = 0;
@@ -109,7 +129,7 @@ static void *worker_main(void *arg)
         seen = atomic_load_explicit(&p->gen, memory_order_acquire);
         if (atomic_load(&p->stop))
             break;
-        run_chunks(p, wa.id);
+        run_job(p, wa.id);
         atomic_fetch_sub_explicit(&p->busy, 1, memory_order_release);
     }
     return NULL;
@@ -141,7 +161,10 @@ cairn_status_t base_pool_create(int threads, base_pool_t **out)
     pthread_mutex_init(&p->mu, NULL);
     pthread_cond_init(&p->cv, NULL);
     p->tids = calloc((size_t)threads, sizeof(pthread_t));
-    if (!p->tids) {
+    p->ktids = calloc((size_t)threads, sizeof(*p->ktids));
+    if (!p->tids || !p->ktids) {
+        free(p->tids);
+        free((void *)p->ktids);
         base_aligned_free(p);
         return base_error(CAIRN_ERR_OUT_OF_MEMORY, "out of memory");
     }
@@ -173,10 +196,34 @@ void base_pool_destroy(base_pool_t *p)
     pthread_mutex_destroy(&p->mu);
     pthread_cond_destroy(&p->cv);
     free(p->tids);
+    free((void *)p->ktids);
     base_aligned_free(p);
 }
 
 int base_pool_threads(const base_pool_t *p) { return p ? p->threads : 1; }
+
+void base_pool_set_stats(base_pool_t *p, base_pool_stats_t *stats)
+{
+    if (p)
+        p->stats = stats;
+}
+
+int base_pool_thread_ids(base_pool_t *p, int *out, int cap)
+{
+    if (cap <= 0)
+        return 0;
+    out[0] = (int)syscall(SYS_gettid);
+    int n = p ? p->threads : 1;
+    if (n > cap)
+        n = cap;
+    for (int i = 1; i < n; i++) {
+        int t;
+        while (!(t = atomic_load(&p->ktids[i])))
+            sched_yield();
+        out[i] = t;
+    }
+    return n;
+}
 
 void base_pool_parallel_for_1d(base_pool_t *p, size_t n, size_t grain, base_task_1d_fn task,
                                void *ctx)
@@ -197,14 +244,20 @@ void base_pool_parallel_for_1d(base_pool_t *p, size_t n, size_t grain, base_task
     p->job.n = n;
     p->job.grain = grain;
     p->job.chunks = chunks;
+    base_pool_stats_t *st = p->job.stats = p->stats;
+    uint64_t r0 = st ? base_now_ns() : 0;
     atomic_store_explicit(&p->next, 0, memory_order_relaxed);
     atomic_store_explicit(&p->busy, nt - 1, memory_order_relaxed);
     publish(p);
     tl_in_pool_task = 1;
-    run_chunks(p, 0);
+    run_job(p, 0);
     tl_in_pool_task = 0;
     while (atomic_load_explicit(&p->busy, memory_order_acquire) > 0)
         CPU_RELAX();
+    if (st) {
+        st->region_ns += base_now_ns() - r0;
+        st->jobs++;
+    }
 }
 
 typedef struct tiles2d {

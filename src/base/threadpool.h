@@ -16,6 +16,7 @@
 
 #include "cairn.h"
 #include <stddef.h>
+#include <stdint.h>
 
 typedef struct base_pool base_pool_t;
 
@@ -25,10 +26,36 @@ typedef void (*base_task_1d_fn)(void *ctx, size_t begin, size_t end, int worker)
 typedef void (*base_task_2d_fn)(void *ctx, size_t i0, size_t n0, size_t i1, size_t n1,
                                 int worker);
 
+/* Optional busy-time accounting for the profiler. While attached, each
+ * dispatched parallel-for reads the pointer once: every worker adds the time
+ * it spent running chunks to busy_ns[worker], and the caller adds the time
+ * from dispatch to the end of the join to region_ns. Serial parallel-fors
+ * (one thread, one chunk, nested) are not counted: they are the caller's own
+ * time. Detached (NULL, the default) it costs one load and branch per
+ * parallel-for, nothing per chunk. */
+typedef struct base_pool_tstat {
+    _Alignas(64) uint64_t busy_ns; /* one cache line per thread */
+} base_pool_tstat_t;
+
+typedef struct base_pool_stats {
+    uint64_t region_ns;
+    uint64_t jobs;
+    base_pool_tstat_t *t; /* base_pool_threads() entries */
+} base_pool_stats_t;
+
 /* threads <= 0: one per online CPU. */
 cairn_status_t base_pool_create(int threads, base_pool_t **out);
 void base_pool_destroy(base_pool_t *p);
 int base_pool_threads(const base_pool_t *p);
+
+/* Attaches (or with NULL detaches) busy-time accounting; call it only
+ * between parallel-fors. */
+void base_pool_set_stats(base_pool_t *p, base_pool_stats_t *stats);
+
+/* Kernel thread ids of the pool's threads (out[0] is the caller's), for
+ * per-thread hardware counters; waits until every worker has started.
+ * Returns the count written (at most cap). */
+int base_pool_thread_ids(base_pool_t *p, int *out, int cap);
 
 /* Runs task over [0, n) in chunks of `grain` items (grain 0: n/threads).
  * p may be NULL: then the task runs serially in the caller. */

@@ -2,8 +2,11 @@
 #include "runtime/plan.h"
 
 #include "base/alloc.h"
+#include "base/clock.h"
 #include "base/dtype.h"
+#include "profile/profile.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -437,5 +440,91 @@ cairn_status_t plan_run(plan_t *p, const void *const *in_data, void **out_data, 
         if (src && src != out_data[o])
             memmove(out_data[o], src, p->out_bytes[o]);
     }
+    return CAIRN_OK;
+}
+
+/* What the profiler shows for each step: its node, the source-model nodes
+ * it covers, the kernel variant and the cost model's FLOPs and bytes. */
+static void describe_steps(const plan_t *p, profile_t *prof)
+{
+    for (int si = 0; si < p->n_steps; si++) {
+        const plan_step_t *st = &p->steps[si];
+        const ir_op_def_t *d = ir_op_def(st->n->op);
+        profile_step_t *ps = &prof->steps[si];
+        snprintf(ps->name, sizeof ps->name, "%s", st->n->name ? st->n->name : "");
+        snprintf(ps->op, sizeof ps->op, "%s", d->name);
+        /* TODO(kernels): the variant chosen once kernels have more than one */
+        snprintf(ps->kernel, sizeof ps->kernel, "ref");
+        size_t u = 0;
+        ps->sources[0] = 0;
+        for (int k = 0; k < st->n->n_sources && u < sizeof ps->sources; k++)
+            u += (size_t)snprintf(ps->sources + u, sizeof ps->sources - u, "%s%s", k ? ", " : "",
+                                  st->n->sources[k]);
+        if (!ps->sources[0])
+            snprintf(ps->sources, sizeof ps->sources, "%s", ps->name);
+        ps->flops = st->cost.flops;
+        ps->bytes = st->cost.bytes;
+        ps->fusible = d->fusion == IR_FUSE_ELEMENTWISE || d->fusion == IR_FUSE_BROADCAST;
+        if ((st->n->op == IR_OP_MatMul || st->n->op == IR_OP_Gemm) && st->n_out > 0 &&
+            st->out[0].rank > 0) {
+            int64_t numel = 1;
+            for (int d2 = 0; d2 < st->out[0].rank - 1; d2++)
+                numel *= st->out[0].shape[d2];
+            ps->m = numel;
+        }
+        ps->out_bytes = 0;
+        for (int o = 0; o < st->n_out; o++) {
+            double n = (double)cairn_dtype_size(st->out[o].dtype);
+            for (int d2 = 0; d2 < st->out[o].rank; d2++)
+                n *= (double)st->out[o].shape[d2];
+            ps->out_bytes += n;
+        }
+        ps->uses_prev = 0;
+        if (si > 0)
+            for (int j = 0; j < st->n_in && !ps->uses_prev; j++)
+                for (int o = 0; o < p->steps[si - 1].n_out; o++)
+                    if (st->n->inputs[j] >= 0 && st->n->inputs[j] == p->steps[si - 1].n->outputs[o])
+                        ps->uses_prev = 1;
+    }
+}
+
+cairn_status_t plan_run_profiled(plan_t *p, const void *const *in_data, void **out_data,
+                                 const kctx_t *k, profile_t *prof)
+{
+    if (prof->plan != p || prof->n_steps != p->n_steps || !prof->steps) {
+        if (!profile_set_steps(prof, p->n_steps))
+            return oom();
+        describe_steps(p, prof);
+        prof->plan = p;
+    }
+    if (!profile_iter_begin(prof))
+        return oom();
+    const ir_graph_t *g = p->graph;
+    for (int o = 0; o < g->n_outputs; o++)
+        if (!out_data[o])
+            out_data[o] = p->out_bufs[o];
+    for (int si = 0; si < p->n_steps; si++) {
+        plan_step_t *st = &p->steps[si];
+        for (int j = 0; j < st->n_in; j++)
+            st->in[j].data = resolve(p, &st->in_ref[j], in_data, out_data);
+        for (int o = 0; o < st->n_out; o++)
+            st->out[o].data = resolve(p, &st->out_ref[o], in_data, out_data);
+        profile_step_begin(prof);
+        uint64_t t0 = base_now_ns();
+        cairn_status_t s = st->exec(st->n, st->in, st->n_in, st->out, st->n_out, p->ws, k);
+        uint64_t t1 = base_now_ns();
+        if (s != CAIRN_OK)
+            return base_error_prefix(s, "node '%s' (%s): ", st->n->name,
+                                     ir_op_def(st->n->op)->name);
+        profile_step_end(prof, si, t0, t1);
+    }
+    for (int o = 0; o < g->n_outputs; o++) {
+        if (!p->out_copy[o] || !p->out_bytes[o])
+            continue;
+        const void *src = resolve(p, &p->out_src[o], in_data, out_data);
+        if (src && src != out_data[o])
+            memmove(out_data[o], src, p->out_bytes[o]);
+    }
+    profile_iter_end(prof);
     return CAIRN_OK;
 }

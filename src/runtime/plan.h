@@ -69,4 +69,12 @@ void plan_destroy(plan_t *p);
  * output i goes (NULL: the plan's own buffer, returned in out_data[i]). */
 cairn_status_t plan_run(plan_t *p, const void *const *in_data, void **out_data, const kctx_t *k);
 
+/* plan_run with every step timed and its counters read into prof (whose
+ * pool accounting the caller has attached: profile_attach). A separate
+ * function so plan_run carries no timing code at all. The first call for a
+ * plan (or after the step count changes) describes the steps in prof. */
+struct profile;
+cairn_status_t plan_run_profiled(plan_t *p, const void *const *in_data, void **out_data,
+                                 const kctx_t *k, struct profile *prof);
+
 #endif

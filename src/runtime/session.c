@@ -4,6 +4,7 @@
 #include "base/dtype.h"
 #include "base/threadpool.h"
 #include "runtime/plan.h"
+#include "runtime/session_internal.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -156,8 +157,8 @@ static int same_inputs(const cairn_session_t *s, const cairn_tensor_t *inputs)
     return 1;
 }
 
-cairn_status_t cairn_session_run(cairn_session_t *s, const cairn_tensor_t *inputs, int n_inputs,
-                                 cairn_tensor_t *outputs, int n_outputs)
+static cairn_status_t session_run(cairn_session_t *s, const cairn_tensor_t *inputs, int n_inputs,
+                                  cairn_tensor_t *outputs, int n_outputs, profile_t *prof)
 {
     base_error_clear();
     if (!s)
@@ -195,6 +196,8 @@ cairn_status_t cairn_session_run(cairn_session_t *s, const cairn_tensor_t *input
             for (int d = 0; d < inputs[i].rank; d++)
                 t->shape.d[d] = inputs[i].shape[d];
         }
+        if (prof)
+            profile_reset(prof); /* its steps described the old plan */
         BASE_TRY(plan_build(g, s->in_types, &s->kctx, &s->plan));
     }
     plan_t *p = s->plan;
@@ -220,7 +223,15 @@ cairn_status_t cairn_session_run(cairn_session_t *s, const cairn_tensor_t *input
     }
     for (int i = 0; i < n_inputs; i++)
         s->in_data[i] = inputs[i].data;
-    BASE_TRY(plan_run(p, s->in_data, s->out_data, &s->kctx));
+    if (!prof) {
+        BASE_TRY(plan_run(p, s->in_data, s->out_data, &s->kctx));
+    } else {
+        if (!profile_attach(prof, s->pool))
+            return base_error(CAIRN_ERR_OUT_OF_MEMORY, "out of memory (profile)");
+        cairn_status_t st = plan_run_profiled(p, s->in_data, s->out_data, &s->kctx, prof);
+        profile_detach(prof);
+        BASE_TRY(st);
+    }
     for (int o = 0; o < n_outputs; o++) {
         cairn_tensor_t *t = &outputs[o];
         const ir_type_t *want = &p->types[g->outputs[o]];
@@ -231,6 +242,21 @@ cairn_status_t cairn_session_run(cairn_session_t *s, const cairn_tensor_t *input
         t->data = s->out_data[o];
     }
     return CAIRN_OK;
+}
+
+cairn_status_t cairn_session_run(cairn_session_t *s, const cairn_tensor_t *inputs, int n_inputs,
+                                 cairn_tensor_t *outputs, int n_outputs)
+{
+    return session_run(s, inputs, n_inputs, outputs, n_outputs, NULL);
+}
+
+cairn_status_t cairn_session_run_profiled(cairn_session_t *s, const cairn_tensor_t *inputs,
+                                          int n_inputs, cairn_tensor_t *outputs, int n_outputs,
+                                          profile_t *prof)
+{
+    if (!prof)
+        return base_error(CAIRN_ERR_INVALID_ARGUMENT, "cairn_session_run_profiled: profile is NULL");
+    return session_run(s, inputs, n_inputs, outputs, n_outputs, prof);
 }
 
 cairn_status_t cairn_session_plan_info(const cairn_session_t *s, cairn_plan_info_t *out)
