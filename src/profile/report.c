@@ -77,14 +77,14 @@ static void trunc_copy(char *dst, size_t cap, const char *src)
 
 /* ---- text ---- */
 
-void report_text(FILE *f, const profile_analysis_t *a, const report_meta_t *m)
+void profile_report_text(FILE *f, const profile_analysis_t *a, const report_meta_t *m)
 {
     fprintf(f, "model %s: %d steps, %d threads, isa %s, %d profiled runs\n", m->model,
             a->n_rows, a->threads, m->isa ? m->isa : "?", a->iters);
     fprintf(f, "roofs %.1f GFLOP/s, %.1f GB/s (ridge %.2f FLOP/B; %s)\n", a->roof.peak_gflops,
             a->roof.peak_gbs, a->roof.peak_gbs > 0 ? a->roof.peak_gflops / a->roof.peak_gbs : 0,
             m->roof_source ? m->roof_source : "given");
-    fprintf(f, "\n%3s  %-30s %-12s %-6s %9s %6s %8s %7s %7s %-6s %6s", "#", "step", "op",
+    fprintf(f, "\n%3s  %-30s %-18s %-6s %9s %6s %8s %7s %7s %-6s %6s", "#", "step", "op",
             "kernel", "ms", "%", "GFLOP/s", "GB/s", "FLOP/B", "bound", "%roof");
     if (a->counters)
         fprintf(f, " %5s %6s", "IPC", "miss%");
@@ -94,20 +94,20 @@ void report_text(FILE *f, const profile_analysis_t *a, const report_meta_t *m)
         char name[31], nodes[61];
         trunc_copy(name, sizeof name, r->step.name);
         trunc_copy(nodes, sizeof nodes, r->step.sources);
-        fprintf(f, "%3d  %-30s %-12s %-6s %9.4f %6.2f %8.2f %7.2f %7.2f %-6s %6.1f", i, name,
+        fprintf(f, "%3d  %-30s %-18s %-6s %9.4f %6.2f %8.2f %7.2f %7.2f %-6s %6.1f", i, name,
                 r->step.op, r->step.kernel, r->ms, 100 * r->share, r->gflops, r->gbs,
                 r->intensity, r->memory_bound ? "memory" : "compute", 100 * r->frac);
         if (a->counters)
             fprintf(f, " %5.2f %6.1f", ipc(r->ctr), 100 * miss_rate(r->ctr));
         fprintf(f, "  %s\n", nodes);
     }
-    fprintf(f, "%3s  %-30s %-12s %-6s %9.4f %6.2f\n", "", "total", "", "", a->total_ms, 100.0);
+    fprintf(f, "%3s  %-30s %-18s %-6s %9.4f %6.2f\n", "", "total", "", "", a->total_ms, 100.0);
 
-    fprintf(f, "\nper op type\n%-14s %5s %9s %6s %9s %8s\n", "op", "steps", "ms", "%", "GFLOP/s",
+    fprintf(f, "\nper op type\n%-18s %5s %9s %6s %9s %8s\n", "op", "steps", "ms", "%", "GFLOP/s",
             "GB/s");
     for (int k = 0; k < a->n_ops; k++) {
         const profile_oprow_t *o = &a->ops[k];
-        fprintf(f, "%-14s %5d %9.4f %6.2f %9.2f %8.2f\n", o->op, o->steps, o->ms, 100 * o->share,
+        fprintf(f, "%-18s %5d %9.4f %6.2f %9.2f %8.2f\n", o->op, o->steps, o->ms, 100 * o->share,
                 o->gflops, o->gbs);
     }
 
@@ -156,7 +156,7 @@ static void json_ctr(FILE *f, const profile_analysis_t *a, const double *c)
     fputc('}', f);
 }
 
-void report_json(FILE *f, const profile_analysis_t *a, const report_meta_t *m)
+void profile_report_json(FILE *f, const profile_analysis_t *a, const report_meta_t *m)
 {
     fprintf(f, "{\"model\":");
     json_str(f, m->model);
@@ -241,7 +241,7 @@ void report_json(FILE *f, const profile_analysis_t *a, const report_meta_t *m)
 
 /* ---- CSV ---- */
 
-void report_csv(FILE *f, const profile_analysis_t *a)
+void profile_report_csv(FILE *f, const profile_analysis_t *a)
 {
     fprintf(f, "step,name,op,kernel,nodes,ms,share,flops,bytes,gflops,gbs,intensity,bound,"
                "roof_fraction");
@@ -278,7 +278,7 @@ static uint64_t origin_ns(const profile_t *p)
     return p->iters > 0 && p->n_steps > 0 ? p->t0[0] : 0;
 }
 
-void report_trace(FILE *f, const profile_t *p, const profile_analysis_t *a)
+void profile_report_trace(FILE *f, const profile_t *p, const profile_analysis_t *a)
 {
     uint64_t origin = origin_ns(p);
     fprintf(f, "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[");
@@ -453,7 +453,7 @@ static void timeline_svg(FILE *f, const profile_t *p)
     fprintf(f, "</svg>\n");
 }
 
-void report_html(FILE *f, const profile_t *p, const profile_analysis_t *a, const report_meta_t *m)
+void profile_report_html(FILE *f, const profile_t *p, const profile_analysis_t *a, const report_meta_t *m)
 {
     fprintf(f, "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>cairn profile: ");
     html_str(f, m->model);

@@ -20,10 +20,10 @@ typedef struct report_meta {
     const char *counters_note; /* why counters are missing, or NULL */
 } report_meta_t;
 
-void report_text(FILE *f, const profile_analysis_t *a, const report_meta_t *m);
-void report_json(FILE *f, const profile_analysis_t *a, const report_meta_t *m);
-void report_csv(FILE *f, const profile_analysis_t *a);
-void report_trace(FILE *f, const profile_t *p, const profile_analysis_t *a);
-void report_html(FILE *f, const profile_t *p, const profile_analysis_t *a, const report_meta_t *m);
+void profile_report_text(FILE *f, const profile_analysis_t *a, const report_meta_t *m);
+void profile_report_json(FILE *f, const profile_analysis_t *a, const report_meta_t *m);
+void profile_report_csv(FILE *f, const profile_analysis_t *a);
+void profile_report_trace(FILE *f, const profile_t *p, const profile_analysis_t *a);
+void profile_report_html(FILE *f, const profile_t *p, const profile_analysis_t *a, const report_meta_t *m);
 
 #endif

@@ -6,6 +6,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "../../tools/cairn/cmd_run.c"
 #include "../../tools/cairn/demo.c"
+#include "../../tools/cairn/cmd_profile.c"
 #include "check.h"
 
 #include <unistd.h>

@@ -4,5 +4,11 @@
 
 int cmd_info(int argc, char **argv);
 int cmd_run(int argc, char **argv);
+int cmd_profile(int argc, char **argv);
+
+#include <stdio.h>
+/* cairn profile with its streams (argv[0] is the command's name); also what
+ * `cairn run --profile` hands over to. */
+int profile_cli(int argc, char **argv, FILE *out, FILE *err);
 
 #endif

@@ -18,6 +18,7 @@
 #include "cmd.h"
 #include "demo.h"
 #include "frontend/onnx/tensor_pb.h"
+#include "model.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -51,14 +52,6 @@ typedef struct run_opts {
     FILE *out, *err;
 } run_opts_t;
 
-/* A loaded model: the graph plus a default for a symbolic dim, if it has one. */
-typedef struct run_model {
-    cairn_graph_t *graph;
-    const char *default_dim;
-    int64_t default_value;
-    int usage_error; /* the failure was the user's choice of model, not the model */
-} run_model_t;
-
 static void run_usage(FILE *f)
 {
     fprintf(f,
@@ -83,6 +76,7 @@ static void run_usage(FILE *f)
             "  --seed S          seed for generated inputs (default 1); the demo's weights\n"
             "                    are fixed\n"
             "  --json            print exactly one JSON object on stdout instead of text\n"
+            "  --profile         per-step profile instead (see cairn profile --help)\n"
             "  -h, --help        show this help\n"
             "\n"
             "Generated inputs: floats uniform in [-1, 1), integers in [0, 10), bools 0/1.\n"
@@ -233,7 +227,7 @@ static int ends_with(const char *s, const char *suffix)
 }
 
 /* The one place a model format is recognised. The ONNX loader goes here. */
-static cairn_status_t load_model(const char *path, run_model_t *m)
+cairn_status_t load_model(const char *path, run_model_t *m)
 {
     memset(m, 0, sizeof *m);
     if (!strcmp(path, "demo")) {
@@ -776,6 +770,10 @@ static void run_opts_init(run_opts_t *o, FILE *out, FILE *err)
 /* The whole command with its streams: what cmd_run and the tests call. */
 static int run_cli(int argc, char **argv, FILE *out, FILE *err)
 {
+    /* --profile hands the whole command (and its flags) to cairn profile */
+    for (int i = 1; i < argc; i++)
+        if (!strcmp(argv[i], "--profile"))
+            return profile_cli(argc, argv, out, err);
     run_opts_t o;
     run_opts_init(&o, out, err);
     int rc = parse_args(argc, argv, &o);

@@ -13,6 +13,7 @@ typedef struct command {
 static const command_t commands[] = {
     {"info", cmd_info, "CPU model, features, ISA level chosen, caches, threads"},
     {"run", cmd_run, "run a model ('demo' or an .onnx file): latency, plan, outputs"},
+    {"profile", cmd_profile, "per-step time, roofline, counters, load balance, advice"},
 };
 
 static void usage(FILE *f)
