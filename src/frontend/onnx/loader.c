@@ -670,6 +670,56 @@ static cairn_status_t map_legacy_bn(ld_t *L, ld_io_t *io, ld_attrs_t *A)
     return map_generic(L, "BatchNormalization", io, A);
 }
 
+/* PRelu: x < 0 ? slope * x : x, as Where(Less(x, 0), Mul(x, slope), x).
+ * Before opset 7 a 1-D slope of C values (C > 1) is per channel (axis 1),
+ * so it is reshaped to [C, 1, ...] for numpy broadcasting. */
+static cairn_status_t map_prelu(ld_t *L, ld_io_t *io, ld_attrs_t *A)
+{
+    if (io->n_in != 2 || io->in[0] < 0 || io->in[1] < 0 || io->n_out != 1 || A->n)
+        return base_error(CAIRN_ERR_GRAPH, "node '%s' (PRelu): needs 2 inputs, 1 output and no "
+                          "attributes", L->node_name);
+    int x = io->in[0], slope = io->in[1];
+    const ir_type_t *tx = ld_type(L, x), *ts = ld_type(L, slope);
+    if (L->opset < 7 && ts->shape.rank == 1 && ts->shape.d[0] != 1) {
+        if (tx->shape.rank < 0 || !ir_dim_known(ts->shape.d[0]))
+            return base_error(CAIRN_ERR_UNSUPPORTED, "node '%s' (PRelu-%lld): a per-channel "
+                              "slope needs the input's rank", L->node_name, (long long)L->opset);
+        if (tx->shape.rank >= 3) {
+            int64_t ax[CAIRN_MAX_RANK];
+            int n = tx->shape.rank - 2;
+            for (int i = 0; i < n; i++)
+                ax[i] = 1 + i;
+            int axes, s2;
+            BASE_TRY(ld_const_i64(L, ax, n, &axes));
+            int in2[2] = {slope, axes};
+            BASE_TRY(ld_node(L, "Unsqueeze", in2, 2, NULL, 0, &s2, 1, NULL));
+            slope = s2;
+        }
+    }
+    int zero, neg, prod;
+    BASE_TRY(ld_const_scalar(L, tx->dtype, 0.0, &zero));
+    int lin[2] = {x, zero}, min[2] = {x, slope};
+    BASE_TRY(ld_node(L, "Less", lin, 2, NULL, 0, &neg, 1, NULL));
+    BASE_TRY(ld_node(L, "Mul", min, 2, NULL, 0, &prod, 1, NULL));
+    int win[3] = {neg, prod, x};
+    return ld_node(L, "Where", win, 3, NULL, 0, io->outs, 1, io->out_names);
+}
+
+/* CastLike: Cast to the second input's element type (known when building). */
+static cairn_status_t map_castlike(ld_t *L, ld_io_t *io, ld_attrs_t *A)
+{
+    if (io->n_in != 2 || io->in[0] < 0 || io->in[1] < 0 || io->n_out != 1)
+        return base_error(CAIRN_ERR_GRAPH, "node '%s' (CastLike): needs 2 inputs and 1 output",
+                          L->node_name);
+    cairn_dtype_t to = ld_type(L, io->in[1])->dtype;
+    if (!base_dtype_valid(to))
+        return base_error(CAIRN_ERR_UNSUPPORTED, "node '%s' (CastLike): the target type is not "
+                          "known", L->node_name);
+    BASE_TRY(attrs_set_int(A, "to", (int64_t)to));
+    io->n_in = 1;
+    return map_generic(L, "Cast", io, A);
+}
+
 static int is_legacy_binary(const char *op)
 {
     static const char *const ops[] = {"Add", "Sub", "Mul", "Div", "Pow", "And", "Or", "Xor",
@@ -684,7 +734,8 @@ static int is_legacy_binary(const char *op)
  * name and version tell; attributes are checked when the node is built). */
 static const char *op_support(const char *op, int64_t v)
 {
-    if (!strcmp(op, "Constant") || !strcmp(op, "Dropout"))
+    if (!strcmp(op, "Constant") || !strcmp(op, "Dropout") || !strcmp(op, "PRelu") ||
+        !strcmp(op, "CastLike"))
         return NULL;
     if (!strcmp(op, "Tile") && v < 6)
         return "Tile before opset 6 (tiles/axis inputs) is not supported";
@@ -740,6 +791,10 @@ static cairn_status_t map_node(ld_t *L, const Onnx__NodeProto *nd)
         s = map_constant(L, &io, A);
     else if (!strcmp(op, "Dropout"))
         s = map_dropout(L, &io, A);
+    else if (!strcmp(op, "PRelu"))
+        s = map_prelu(L, &io, A);
+    else if (!strcmp(op, "CastLike"))
+        s = map_castlike(L, &io, A);
     else if (v < 7 && is_legacy_binary(op))
         s = map_legacy_binary(L, op, &io, A);
     else if (v < 13 && (!strcmp(op, "Softmax") || !strcmp(op, "LogSoftmax")))
