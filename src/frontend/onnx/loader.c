@@ -130,6 +130,8 @@ typedef struct ld {
     namemap_t names;   /* value name -> cairn value id */
     int gen;           /* counter for generated names */
     int n_unknown_dims;
+    const onnx_bound_input_t *bound;
+    int n_bound;
     /* the ONNX node being mapped */
     const char *node_name;
     const char *op_type;
@@ -1230,6 +1232,20 @@ static cairn_status_t build(ld_t *L, const Onnx__ModelProto *m)
         s = ld_const(L, tp->name, &t, &id);
         free(t.data);
     }
+    for (int b = 0; s == CAIRN_OK && b < L->n_bound; b++) {
+        int found = 0;
+        for (size_t i = 0; i < gp->n_input && !found; i++)
+            found = !strcmp(gp->input[i]->name, L->bound[b].name) &&
+                    nm_get(&L->names, L->bound[b].name) < 0;
+        if (!found) {
+            s = base_error(CAIRN_ERR_INVALID_ARGUMENT, "'%s': '%s' is not a graph input (that "
+                           "is not an initializer); it cannot be bound", L->label,
+                           L->bound[b].name);
+            break;
+        }
+        int id;
+        s = ld_const(L, L->bound[b].name, L->bound[b].value, &id);
+    }
     for (size_t i = 0; s == CAIRN_OK && i < gp->n_input; i++)
         if (nm_get(&L->names, gp->input[i]->name) < 0)
             s = load_input(L, gp->input[i]);
@@ -1273,6 +1289,13 @@ static cairn_status_t build(ld_t *L, const Onnx__ModelProto *m)
 cairn_status_t onnx_model_load_buffer(const uint8_t *buf, size_t len, const char *dir,
                                       const char *label, cairn_graph_t **out)
 {
+    return onnx_model_load_buffer_bound(buf, len, dir, label, NULL, 0, out);
+}
+
+cairn_status_t onnx_model_load_buffer_bound(const uint8_t *buf, size_t len, const char *dir,
+                                            const char *label, const onnx_bound_input_t *bound,
+                                            int n_bound, cairn_graph_t **out)
+{
     if (!label)
         label = "model";
     if ((!buf && len) || !out)
@@ -1291,6 +1314,7 @@ cairn_status_t onnx_model_load_buffer(const uint8_t *buf, size_t len, const char
     ld_t L;
     memset(&L, 0, sizeof L);
     L.label = label, L.dir = dir;
+    L.bound = bound, L.n_bound = bound ? n_bound : 0;
     cairn_status_t s = cairn_graph_create(&L.g);
     if (s == CAIRN_OK) {
         L.ir = (ir_graph_t *)cairn_graph_ir(L.g);
@@ -1309,6 +1333,12 @@ cairn_status_t onnx_model_load_buffer(const uint8_t *buf, size_t len, const char
 cairn_status_t cairn_graph_load_onnx(const char *path, cairn_graph_t **out)
 {
     base_error_clear();
+    return onnx_model_load_file(path, NULL, 0, out);
+}
+
+cairn_status_t onnx_model_load_file(const char *path, const onnx_bound_input_t *bound,
+                                    int n_bound, cairn_graph_t **out)
+{
     if (!path || !out)
         return base_error(CAIRN_ERR_INVALID_ARGUMENT, "cairn_graph_load_onnx: NULL argument");
     *out = NULL;
@@ -1353,7 +1383,7 @@ cairn_status_t cairn_graph_load_onnx(const char *path, cairn_graph_t **out)
         slash[slash == dir ? 1 : 0] = 0;
     else
         strcpy(dir, ".");
-    cairn_status_t s = onnx_model_load_buffer(buf, len, dir, path, out);
+    cairn_status_t s = onnx_model_load_buffer_bound(buf, len, dir, path, bound, n_bound, out);
     free(dir);
     free(buf);
     return s;
