@@ -11,7 +11,7 @@ JOBS       ?= $(shell nproc 2>/dev/null || echo 2)
 WERROR     ?= OFF
 CMAKE_ARGS ?=
 
-DEB_PACKAGES := cmake make gcc libc6-dev protobuf-c-compiler libprotobuf-c-dev libonnx-dev \
+DEB_PACKAGES := cmake make gcc libc6-dev protobuf-c-compiler libprotobuf-c-dev libonnx-dev libonnx-testdata \
                 gcc-aarch64-linux-gnu
 
 .PHONY: all setup build run test check-asan clean

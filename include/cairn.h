@@ -177,6 +177,18 @@ cairn_status_t cairn_graph_verify(const cairn_graph_t *g);
 /* Writes a readable listing of the graph to a malloc'd string (free()). */
 cairn_status_t cairn_graph_print(const cairn_graph_t *g, char **out_text);
 
+/* Loads an ONNX model file (a ModelProto) into a new graph: initializers
+ * become constants, the other graph inputs become inputs (dim_param names
+ * become symbolic dims), nodes become cairn ops (older opset forms are
+ * rewritten onto the current ones). External tensor data must lie inside
+ * the model's folder. Every problem is an error, never a crash:
+ * CAIRN_ERR_PARSE for malformed bytes, CAIRN_ERR_GRAPH for a malformed
+ * graph (cycles, undefined or duplicated value names), and
+ * CAIRN_ERR_UNSUPPORTED, listing every missing (op, opset) with its nodes
+ * at once, for what cairn cannot run. On success *out is the caller's to
+ * cairn_graph_destroy(). */
+cairn_status_t cairn_graph_load_onnx(const char *path, cairn_graph_t **out);
+
 /* ---- Sessions --------------------------------------------------------- */
 
 typedef struct cairn_session cairn_session_t;

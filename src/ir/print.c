@@ -20,7 +20,7 @@ static void sb_printf(sbuf_t *b, const char *fmt, ...)
     for (;;) {
         va_list ap;
         va_start(ap, fmt);
-        int w = vsnprintf(b->p + b->n, b->cap - b->n, fmt, ap);
+        int w = vsnprintf(b->p ? b->p + b->n : NULL, b->cap - b->n, fmt, ap);
         va_end(ap);
         if (w < 0) {
             b->failed = 1;

@@ -108,7 +108,7 @@ static cairn_status_t value_info(const cairn_session_t *s, int v, const ir_type_
     if (rank)
         *rank = t->shape.rank;
     for (int i = 0; i < t->shape.rank; i++) {
-        int64_t d = t->shape.d[i], decl = val->type.shape.rank == t->shape.rank ? val->type.shape.d[i] : -1;
+        int64_t d = t->shape.d[i], decl = val->type.shape.rank == t->shape.rank ? val->type.shape.d[i] : IR_DIM_UNKNOWN;
         dn_store[i] = ir_dim_is_sym(decl) ? s->graph->symbols[ir_dim_sym_id(decl)] : NULL;
         if (shape)
             shape[i] = d >= 0 ? d : -1;

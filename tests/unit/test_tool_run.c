@@ -127,7 +127,6 @@ static void test_usage_errors(void)
         {{"demo", "--isa", "sse9"}, 3, "unknown level"},
         {{"demo", "other"}, 2, "unexpected argument 'other'"},
         {{"--json"}, 1, "missing MODEL"},
-        {{"model.onnx"}, 1, "ONNX model loading arrives with the ONNX frontend"},
         {{"resnet"}, 1, "unknown model 'resnet'"},
         {{"demo", "--inputs", ""}, 3, "needs a directory"},
     };

@@ -10,5 +10,6 @@ int cmd_profile(int argc, char **argv);
 /* cairn profile with its streams (argv[0] is the command's name); also what
  * `cairn run --profile` hands over to. */
 int profile_cli(int argc, char **argv, FILE *out, FILE *err);
+int cmd_conformance(int argc, char **argv);
 
 #endif

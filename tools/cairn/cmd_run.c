@@ -59,8 +59,7 @@ static void run_usage(FILE *f)
             "\n"
             "Runs MODEL and reports latency, plan facts and a summary of each output.\n"
             "MODEL is 'demo' (a transformer encoder block: input x f32 [1,seq,256], seq\n"
-            "symbolic, default 128) or a path to an .onnx file (once the ONNX frontend\n"
-            "is available).\n"
+            "symbolic, default 128) or a path to an .onnx file.\n"
             "\n"
             "options:\n"
             "  --dim NAME=VALUE  bind symbolic dimension NAME to VALUE (repeatable); every\n"
@@ -239,12 +238,9 @@ cairn_status_t load_model(const char *path, run_model_t *m)
             return base_error_prefix(s, "building the demo model: ");
         return CAIRN_OK;
     }
-    m->usage_error = 1;
     if (ends_with(path, ".onnx"))
-        return base_error(CAIRN_ERR_UNSUPPORTED,
-                          "'%s': ONNX model loading arrives with the ONNX frontend (not yet "
-                          "available in this build); try 'cairn run demo'",
-                          path);
+        return cairn_graph_load_onnx(path, &m->graph);
+    m->usage_error = 1;
     return base_error(CAIRN_ERR_INVALID_ARGUMENT,
                       "unknown model '%s': give 'demo' or a path to an .onnx file", path);
 }

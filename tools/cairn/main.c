@@ -14,13 +14,14 @@ static const command_t commands[] = {
     {"info", cmd_info, "CPU model, features, ISA level chosen, caches, threads"},
     {"run", cmd_run, "run a model ('demo' or an .onnx file): latency, plan, outputs"},
     {"profile", cmd_profile, "per-step time, roofline, counters, load balance, advice"},
+    {"conformance", cmd_conformance, "run ONNX backend test folders: PASS/FAIL/UNSUPPORTED"},
 };
 
 static void usage(FILE *f)
 {
     fprintf(f, "usage: cairn <command> [options]\n\ncommands:\n");
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
-        fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].summary);
+        fprintf(f, "  %-12s %s\n", commands[i].name, commands[i].summary);
     fprintf(f, "\n'cairn <command> --help' describes a command's options.\n");
 }
 

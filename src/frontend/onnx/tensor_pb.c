@@ -8,6 +8,7 @@
  * file can neither read past its own buffers nor make us allocate more than
  * the data it actually carries.
  */
+#define _XOPEN_SOURCE 700
 #include "frontend/onnx/tensor_pb.h"
 
 #include "base/alloc.h"
@@ -19,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/types.h>
 
 /* ONNX's names for every TensorProto.DataType, so rejections say which. */
 static const char *onnx_type_name(int32_t t)
@@ -82,8 +84,116 @@ static void int32_range(cairn_dtype_t t, int64_t *lo, int64_t *hi)
     }
 }
 
-static cairn_status_t decode(const Onnx__TensorProto *p, const char *label, cairn_tensor_t *out)
+
+/* Reads `bytes` bytes of external data for tensor p into dst. The location
+ * is relative to the model's folder `dir` and must stay inside it: absolute
+ * paths and '..' components are refused outright, and the resolved path
+ * (symlinks followed) must still lie under the resolved folder. */
+static cairn_status_t read_external(const Onnx__TensorProto *p, const char *label,
+                                    const char *dir, void *dst, size_t bytes)
 {
+    const char *loc = NULL;
+    int64_t offset = 0, length = -1;
+    for (size_t i = 0; i < p->n_external_data; i++) {
+        const Onnx__StringStringEntryProto *e = p->external_data[i];
+        if (!e || !e->key || !e->value)
+            continue;
+        if (!strcmp(e->key, "location")) {
+            loc = e->value;
+        } else if (!strcmp(e->key, "offset") || !strcmp(e->key, "length")) {
+            char *end = NULL;
+            errno = 0;
+            long long v = strtoll(e->value, &end, 10);
+            if (!e->value[0] || *end || errno || v < 0)
+                return base_error(CAIRN_ERR_PARSE, "'%s': external data %s '%s' is not a "
+                                  "non-negative whole number", label, e->key, e->value);
+            if (e->key[0] == 'o')
+                offset = v;
+            else
+                length = v;
+        }
+    }
+    if (!loc || !loc[0])
+        return base_error(CAIRN_ERR_PARSE, "'%s': external data without a 'location'", label);
+    if (loc[0] == '/')
+        return base_error(CAIRN_ERR_PARSE, "'%s': external data location '%s' is an absolute "
+                          "path; it must be relative to the model's folder", label, loc);
+    for (const char *c = loc; *c;) {
+        const char *e = strchr(c, '/');
+        size_t n = e ? (size_t)(e - c) : strlen(c);
+        if (n == 2 && c[0] == '.' && c[1] == '.')
+            return base_error(CAIRN_ERR_PARSE, "'%s': external data location '%s' contains "
+                              "'..'; it must stay inside the model's folder", label, loc);
+        c += n;
+        while (*c == '/')
+            c++;
+    }
+    if (length >= 0 && (uint64_t)length != (uint64_t)bytes)
+        return base_error(CAIRN_ERR_PARSE, "'%s': external data length is %lld bytes but the "
+                          "tensor's shape needs %zu", label, (long long)length, bytes);
+    char *rdir = realpath(dir, NULL);
+    if (!rdir)
+        return base_error(CAIRN_ERR_IO, "'%s': cannot resolve the model folder '%s': %s", label,
+                          dir, strerror(errno));
+    size_t plen = strlen(rdir) + strlen(loc) + 2;
+    char *joined = malloc(plen);
+    if (!joined) {
+        free(rdir);
+        return base_error(CAIRN_ERR_OUT_OF_MEMORY, "out of memory");
+    }
+    snprintf(joined, plen, "%s/%s", rdir, loc);
+    char *rfile = realpath(joined, NULL);
+    int e = errno;
+    free(joined);
+    if (!rfile) {
+        free(rdir);
+        return base_error(CAIRN_ERR_IO, "'%s': external data file '%s': %s", label, loc,
+                          strerror(e));
+    }
+    size_t dl = strlen(rdir);
+    int inside = !strncmp(rfile, rdir, dl) && (rfile[dl] == '/' || (dl == 1 && rdir[0] == '/'));
+    free(rdir);
+    if (!inside) {
+        free(rfile);
+        return base_error(CAIRN_ERR_PARSE, "'%s': external data location '%s' resolves outside "
+                          "the model's folder (through a symbolic link); refusing it", label, loc);
+    }
+    FILE *f = fopen(rfile, "rb");
+    free(rfile);
+    if (!f)
+        return base_error(CAIRN_ERR_IO, "'%s': cannot open external data file '%s': %s", label,
+                          loc, strerror(errno));
+    cairn_status_t s = CAIRN_OK;
+    if (fseeko(f, 0, SEEK_END) != 0) {
+        s = base_error(CAIRN_ERR_IO, "'%s': cannot seek in '%s'", label, loc);
+    } else {
+        off_t size = ftello(f);
+        if (size < 0 || (uint64_t)offset > (uint64_t)size ||
+            (uint64_t)size - (uint64_t)offset < (uint64_t)bytes)
+            s = base_error(CAIRN_ERR_PARSE, "'%s': external data file '%s' has %lld bytes, too "
+                           "few for %zu bytes at offset %lld", label, loc, (long long)size, bytes,
+                           (long long)offset);
+        else if (fseeko(f, (off_t)offset, SEEK_SET) != 0 || fread(dst, 1, bytes, f) != bytes)
+            s = base_error(CAIRN_ERR_IO, "'%s': cannot read %zu bytes at offset %lld of '%s'",
+                           label, bytes, (long long)offset, loc);
+        else if (length < 0 && (uint64_t)size - (uint64_t)offset != (uint64_t)bytes)
+            s = base_error(CAIRN_ERR_PARSE, "'%s': external data file '%s' holds %lld bytes "
+                           "after offset %lld but the tensor needs %zu (give a 'length')", label,
+                           loc, (long long)((uint64_t)size - (uint64_t)offset), (long long)offset,
+                           bytes);
+    }
+    fclose(f);
+    return s;
+}
+
+cairn_status_t onnx_tensor_decode(const struct Onnx__TensorProto *p, const char *label,
+                                  const char *dir, cairn_tensor_t *out)
+{
+    if (!label)
+        label = "tensor";
+    if (!p || !out)
+        return base_error(CAIRN_ERR_INVALID_ARGUMENT, "onnx_tensor_decode('%s'): NULL argument",
+                          label);
     char dims_buf[160];
 
     if (!p->has_data_type || p->data_type == ONNX__TENSOR_PROTO__DATA_TYPE__UNDEFINED)
@@ -94,8 +204,10 @@ static cairn_status_t decode(const Onnx__TensorProto *p, const char *label, cair
                           "'%s': data_type %d (%s) is not supported by cairn "
                           "(supported: float, double, float16, bfloat16, int8/16/32/64, uint8, bool)",
                           label, (int)p->data_type, onnx_type_name(p->data_type));
-    if ((p->has_data_location && p->data_location == ONNX__TENSOR_PROTO__DATA_LOCATION__EXTERNAL) ||
-        p->n_external_data) {
+    int external = (p->has_data_location &&
+                    p->data_location == ONNX__TENSOR_PROTO__DATA_LOCATION__EXTERNAL) ||
+                   p->n_external_data;
+    if (external && !dir) {
         const char *loc = "?";
         for (size_t i = 0; i < p->n_external_data; i++)
             if (p->external_data[i] && p->external_data[i]->key &&
@@ -103,7 +215,7 @@ static cairn_status_t decode(const Onnx__TensorProto *p, const char *label, cair
                 loc = p->external_data[i]->value;
         return base_error(CAIRN_ERR_UNSUPPORTED,
                           "'%s': the tensor keeps its data in an external file ('%s'); external "
-                          "data is not supported yet (store it inline as raw_data)",
+                          "data is only read for tensors inside a model file",
                           label, loc);
     }
     if (p->segment)
@@ -143,6 +255,32 @@ static cairn_status_t decode(const Onnx__TensorProto *p, const char *label, cair
         return base_error(CAIRN_ERR_PARSE,
                           "'%s': shape %s has too many elements (the size overflows)", label,
                           dims_buf);
+
+    if (external) {
+        if (p->has_raw_data || p->n_float_data || p->n_int32_data || p->n_int64_data ||
+            p->n_double_data || p->n_string_data || p->n_uint64_data)
+            return base_error(CAIRN_ERR_PARSE, "'%s': the tensor has both external data and "
+                              "inline values; it must use exactly one", label);
+        t.data = malloc(bytes + 1);
+        if (!t.data)
+            return base_error(CAIRN_ERR_OUT_OF_MEMORY, "'%s': cannot allocate %zu bytes", label,
+                              bytes);
+        cairn_status_t es = read_external(p, label, dir, t.data, bytes);
+        if (es != CAIRN_OK) {
+            free(t.data);
+            return es;
+        }
+        swap_to_host(t.data, numel, esize);
+        if (dt == CAIRN_BOOL)
+            for (int64_t i = 0; i < numel; i++)
+                if (((const uint8_t *)t.data)[i] > 1) {
+                    free(t.data);
+                    return base_error(CAIRN_ERR_PARSE, "'%s': bool element %lld is not 0 or 1",
+                                      label, (long long)i);
+                }
+        *out = t;
+        return CAIRN_OK;
+    }
 
     /* exactly one place may hold the values */
     struct {
@@ -267,7 +405,7 @@ cairn_status_t onnx_tensor_parse(const uint8_t *buf, size_t len, const char *lab
                           "protobuf)",
                           label, len);
     cairn_tensor_t t;
-    cairn_status_t s = decode(p, label, &t);
+    cairn_status_t s = onnx_tensor_decode(p, label, NULL, &t);
     char *nm = NULL;
     if (s == CAIRN_OK && name) {
         const char *src = p->name ? p->name : "";

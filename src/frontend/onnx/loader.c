@@ -1,0 +1,1390 @@
+/*
+ * ONNX ModelProto -> cairn graph.
+ *
+ * The order of work is chosen so that a bad or unsupported model is refused
+ * before anything is built, with everything wrong said at once where that
+ * helps the user: (1) unpack and check the opset imports, (2) index every
+ * value name (initializers, graph inputs, node outputs) and refuse duplicates,
+ * (3) sort the nodes topologically (a file need not be sorted; a cycle is an
+ * error naming its nodes), (4) collect every (op, opset) cairn lacks and
+ * refuse them in one message, (5) build: initializers and Constant nodes
+ * become constants, the other graph inputs become inputs (dim_param and
+ * unnamed unknown dims become symbols), and each node is mapped onto cairn
+ * ops. cairn's ops follow opset 17; older forms are rewritten here (axes and
+ * similar attributes become constant inputs, Softmax-1/11's coercion to 2-D
+ * becomes Flatten + Softmax + Reshape, Add-6's broadcast/axis becomes a
+ * reshape of the second operand). Every IR node records the ONNX node it
+ * came from as a source name.
+ *
+ * The bytes are untrusted: protobuf-c checks the wire format; everything the
+ * schema cannot express (counts, names, dims, types) is checked here.
+ */
+#define _XOPEN_SOURCE 700
+#include "frontend/onnx/loader.h"
+
+#include "base/dtype.h"
+#include "base/status.h"
+#include "frontend/onnx/tensor_pb.h"
+#include "ir/op_table.h"
+#include "onnx.pb-c.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The IR behind a public graph (runtime/api_graph.c). */
+const ir_graph_t *cairn_graph_ir(const cairn_graph_t *g);
+
+#define LD_MAX_ATTRS 64
+#define LD_MAX_IO 64
+#define LD_OPSET_MAX 17
+
+/* ---- a string -> int hash map (value names to value ids) -------------- */
+
+typedef struct nm_entry {
+    char *key;
+    int val;
+} nm_entry_t;
+
+typedef struct namemap {
+    nm_entry_t *e;
+    size_t cap, n;
+} namemap_t;
+
+static uint64_t nm_hash(const char *s)
+{
+    uint64_t h = 1469598103934665603ull; /* FNV-1a */
+    for (; *s; s++)
+        h = (h ^ (uint8_t)*s) * 1099511628211ull;
+    return h;
+}
+
+static int nm_get(const namemap_t *m, const char *k)
+{
+    if (!m->cap)
+        return -1;
+    for (size_t i = nm_hash(k) & (m->cap - 1);; i = (i + 1) & (m->cap - 1)) {
+        if (!m->e[i].key)
+            return -1;
+        if (!strcmp(m->e[i].key, k))
+            return m->e[i].val;
+    }
+}
+
+/* Inserts or replaces; 0 on out of memory. */
+static int nm_put(namemap_t *m, const char *k, int v)
+{
+    if ((m->n + 1) * 2 > m->cap) {
+        size_t nc = m->cap ? m->cap * 2 : 64;
+        nm_entry_t *ne = calloc(nc, sizeof *ne);
+        if (!ne)
+            return 0;
+        for (size_t i = 0; i < m->cap; i++) {
+            if (!m->e[i].key)
+                continue;
+            size_t j = nm_hash(m->e[i].key) & (nc - 1);
+            while (ne[j].key)
+                j = (j + 1) & (nc - 1);
+            ne[j] = m->e[i];
+        }
+        free(m->e);
+        m->e = ne, m->cap = nc;
+    }
+    size_t i = nm_hash(k) & (m->cap - 1);
+    while (m->e[i].key) {
+        if (!strcmp(m->e[i].key, k)) {
+            m->e[i].val = v;
+            return 1;
+        }
+        i = (i + 1) & (m->cap - 1);
+    }
+    size_t len = strlen(k) + 1;
+    m->e[i].key = malloc(len);
+    if (!m->e[i].key)
+        return 0;
+    memcpy(m->e[i].key, k, len);
+    m->e[i].val = v;
+    m->n++;
+    return 1;
+}
+
+static void nm_free(namemap_t *m)
+{
+    for (size_t i = 0; i < m->cap; i++)
+        free(m->e[i].key);
+    free(m->e);
+    memset(m, 0, sizeof *m);
+}
+
+/* ---- loader state ----------------------------------------------------- */
+
+typedef struct ld {
+    cairn_graph_t *g;
+    ir_graph_t *ir;
+    const char *label; /* the model, for messages */
+    const char *dir;   /* external data folder, or NULL */
+    int64_t opset;
+    namemap_t names;   /* value name -> cairn value id */
+    int gen;           /* counter for generated names */
+    int n_unknown_dims;
+    const onnx_bound_input_t *bound;
+    int n_bound;
+    /* the ONNX node being mapped */
+    const char *node_name;
+    const char *op_type;
+} ld_t;
+
+static cairn_status_t oom(void) { return base_error(CAIRN_ERR_OUT_OF_MEMORY, "out of memory"); }
+
+static const char *str_or(const char *s, const char *def) { return s && s[0] ? s : def; }
+
+/* A generated value or node name that no ONNX name is likely to take. */
+static const char *ld_gen_name(ld_t *L, char *buf, size_t cap, const char *what)
+{
+    snprintf(buf, cap, "%s/cairn_%s_%d", L->node_name ? L->node_name : "graph", what, ++L->gen);
+    return buf;
+}
+
+/* Looks a value up by name for the current node's input `i`. */
+static cairn_status_t ld_value(ld_t *L, const char *name, int i, int *out)
+{
+    int id = nm_get(&L->names, name);
+    if (id < 0)
+        return base_error(CAIRN_ERR_GRAPH,
+                          "node '%s' (%s): input %d '%s' is not produced by any node, "
+                          "initializer or graph input",
+                          L->node_name, L->op_type, i, name);
+    *out = id;
+    return CAIRN_OK;
+}
+
+static const ir_type_t *ld_type(const ld_t *L, int id) { return &L->ir->values[id].type; }
+
+/* Adds a cairn node for the current ONNX node; its IR nodes are tagged with
+ * the ONNX node's name afterwards (see ld_map_node). out_names may hold NULLs
+ * (generated names). */
+static cairn_status_t ld_node(ld_t *L, const char *op, const int *in, int n_in,
+                              const cairn_attr_t *attrs, int n_attrs, int *outs, int n_out,
+                              const char *const *out_names)
+{
+    char nbuf[512], gen[LD_MAX_IO][512];
+    const char *names[LD_MAX_IO];
+    if (n_out > LD_MAX_IO)
+        return base_error(CAIRN_ERR_UNSUPPORTED, "node '%s' (%s): more than %d outputs",
+                          L->node_name, L->op_type, LD_MAX_IO);
+    for (int o = 0; o < n_out; o++)
+        names[o] = out_names && out_names[o] ? out_names[o]
+                                             : ld_gen_name(L, gen[o], sizeof gen[o], op);
+    const char *nname = L->node_name;
+    if (strcmp(op, L->op_type))
+        nname = ld_gen_name(L, nbuf, sizeof nbuf, op);
+    cairn_status_t s =
+        cairn_graph_add_node(L->g, op, nname, in, n_in, attrs, n_attrs, outs, n_out, names);
+    if (s != CAIRN_OK)
+        return s;
+    for (int o = 0; o < n_out; o++)
+        if (!nm_put(&L->names, names[o], outs[o]))
+            return oom();
+    return CAIRN_OK;
+}
+
+/* Adds a constant (named by a generated name unless `name` is given). */
+static cairn_status_t ld_const(ld_t *L, const char *name, const cairn_tensor_t *t, int *out)
+{
+    char buf[512];
+    if (!name)
+        name = ld_gen_name(L, buf, sizeof buf, "const");
+    BASE_TRY(cairn_graph_add_constant(L->g, name, t, out));
+    if (!nm_put(&L->names, name, *out))
+        return oom();
+    return CAIRN_OK;
+}
+
+static cairn_status_t ld_const_i64(ld_t *L, const int64_t *v, int n, int *out)
+{
+    static int64_t none;
+    cairn_tensor_t t = {CAIRN_I64, 1, {n}, (void *)(n ? v : &none)};
+    return ld_const(L, NULL, &t, out);
+}
+
+/* A scalar constant of dtype dt holding v. */
+static cairn_status_t ld_const_scalar(ld_t *L, cairn_dtype_t dt, double v, int *out)
+{
+    uint64_t buf = 0;
+    if (!base_dtype_valid(dt))
+        return base_error(CAIRN_ERR_UNSUPPORTED, "node '%s' (%s): cannot make a constant of the "
+                          "input's type (not known)", L->node_name, L->op_type);
+    base_store_from_double(&buf, dt, 0, v);
+    cairn_tensor_t t = {dt, 0, {0}, &buf};
+    return ld_const(L, NULL, &t, out);
+}
+
+/* ---- attributes ------------------------------------------------------- */
+
+typedef struct ld_attrs {
+    int n;
+    cairn_attr_t a[LD_MAX_ATTRS];
+    char *strs[LD_MAX_ATTRS];
+    cairn_tensor_t tens[LD_MAX_ATTRS];
+    const Onnx__AttributeProto *src[LD_MAX_ATTRS];
+} ld_attrs_t;
+
+static void attrs_free(ld_attrs_t *A)
+{
+    for (int i = 0; i < LD_MAX_ATTRS; i++) {
+        free(A->strs[i]);
+        free(A->tens[i].data);
+    }
+    memset(A, 0, sizeof *A);
+}
+
+static int attrs_find(const ld_attrs_t *A, const char *name)
+{
+    for (int i = 0; i < A->n; i++)
+        if (!strcmp(A->a[i].name, name))
+            return i;
+    return -1;
+}
+
+static void attrs_remove(ld_attrs_t *A, const char *name)
+{
+    int i = attrs_find(A, name);
+    if (i < 0)
+        return;
+    /* the owned buffers stay in their slots (freed at the end); only the
+     * visible list shrinks */
+    for (int j = i; j + 1 < A->n; j++)
+        A->a[j] = A->a[j + 1], A->src[j] = A->src[j + 1];
+    A->n--;
+}
+
+static int64_t attrs_i(const ld_attrs_t *A, const char *name, int64_t def)
+{
+    int i = attrs_find(A, name);
+    return i >= 0 && A->a[i].type == CAIRN_ATTR_INT ? A->a[i].i : def;
+}
+
+static double attrs_f(const ld_attrs_t *A, const char *name, double def)
+{
+    int i = attrs_find(A, name);
+    if (i < 0)
+        return def;
+    if (A->a[i].type == CAIRN_ATTR_FLOAT)
+        return A->a[i].f;
+    if (A->a[i].type == CAIRN_ATTR_INT)
+        return (double)A->a[i].i;
+    return def;
+}
+
+/* The INTS attribute `name`: 1 and (*v, *n) when present. */
+static int attrs_ints(const ld_attrs_t *A, const char *name, const int64_t **v, int *n)
+{
+    int i = attrs_find(A, name);
+    if (i < 0 || A->a[i].type != CAIRN_ATTR_INTS)
+        return 0;
+    *v = A->a[i].ints, *n = (int)A->a[i].n;
+    return 1;
+}
+
+static cairn_status_t attrs_set_int(ld_attrs_t *A, const char *name, int64_t v)
+{
+    int i = attrs_find(A, name);
+    if (i < 0) {
+        if (A->n == LD_MAX_ATTRS)
+            return base_error(CAIRN_ERR_UNSUPPORTED, "too many attributes");
+        i = A->n++;
+        A->src[i] = NULL;
+    }
+    A->a[i] = cairn_attr_int(name, v);
+    return CAIRN_OK;
+}
+
+static const char *attr_type_str(int t)
+{
+    switch (t) {
+    case 1: return "FLOAT";
+    case 2: return "INT";
+    case 3: return "STRING";
+    case 4: return "TENSOR";
+    case 5: return "GRAPH";
+    case 6: return "FLOATS";
+    case 7: return "INTS";
+    case 8: return "STRINGS";
+    case 9: return "TENSORS";
+    case 10: return "GRAPHS";
+    case 11: return "SPARSE_TENSOR";
+    case 12: return "SPARSE_TENSORS";
+    case 13: return "TYPE_PROTO";
+    case 14: return "TYPE_PROTOS";
+    default: return "UNDEFINED";
+    }
+}
+
+/* Converts node attributes; refuses kinds cairn has no use for. */
+static cairn_status_t attrs_load(ld_t *L, const Onnx__NodeProto *nd, ld_attrs_t *A)
+{
+    static const int64_t no_ints;
+    static const float no_floats;
+    memset(A, 0, sizeof *A);
+    if (nd->n_attribute > LD_MAX_ATTRS)
+        return base_error(CAIRN_ERR_UNSUPPORTED, "node '%s' (%s): %zu attributes (at most %d)",
+                          L->node_name, L->op_type, nd->n_attribute, LD_MAX_ATTRS);
+    for (size_t k = 0; k < nd->n_attribute; k++) {
+        const Onnx__AttributeProto *p = nd->attribute[k];
+        if (!p || !p->name || !p->name[0])
+            return base_error(CAIRN_ERR_PARSE, "node '%s' (%s): attribute %zu has no name",
+                              L->node_name, L->op_type, k);
+        if (p->ref_attr_name && p->ref_attr_name[0])
+            return base_error(CAIRN_ERR_UNSUPPORTED, "node '%s' (%s): attribute '%s' refers to "
+                              "a function attribute ('%s'); only plain graphs are supported",
+                              L->node_name, L->op_type, p->name, p->ref_attr_name);
+        for (int j = 0; j < A->n; j++)
+            if (!strcmp(A->a[j].name, p->name))
+                return base_error(CAIRN_ERR_PARSE, "node '%s' (%s): attribute '%s' is given twice",
+                                  L->node_name, L->op_type, p->name);
+        int type = p->has_type ? (int)p->type : 0;
+        if (!type) { /* files from old exporters may leave the type out */
+            if (p->has_f) type = 1;
+            else if (p->has_i) type = 2;
+            else if (p->has_s) type = 3;
+            else if (p->t) type = 4;
+            else if (p->g) type = 5;
+            else if (p->n_floats) type = 6;
+            else if (p->n_ints) type = 7;
+            else if (p->n_strings) type = 8;
+        }
+        int i = A->n;
+        cairn_attr_t *a = &A->a[i];
+        A->src[i] = p;
+        memset(a, 0, sizeof *a);
+        a->name = p->name;
+        switch (type) {
+        case 1: *a = cairn_attr_float(p->name, p->f); break;
+        case 2: *a = cairn_attr_int(p->name, p->i); break;
+        case 3: {
+            char *s = malloc(p->s.len + 1);
+            if (!s)
+                return oom();
+            if (p->s.len)
+                memcpy(s, p->s.data, p->s.len);
+            s[p->s.len] = 0;
+            if (strlen(s) != p->s.len) {
+                free(s);
+                return base_error(CAIRN_ERR_PARSE, "node '%s' (%s): string attribute '%s' "
+                                  "contains a NUL byte", L->node_name, L->op_type, p->name);
+            }
+            A->strs[i] = s;
+            *a = cairn_attr_string(p->name, s);
+            break;
+        }
+        case 4: {
+            if (!p->t)
+                return base_error(CAIRN_ERR_PARSE, "node '%s' (%s): TENSOR attribute '%s' has "
+                                  "no tensor", L->node_name, L->op_type, p->name);
+            char lab[512];
+            snprintf(lab, sizeof lab, "%s: node '%s' attribute '%s'", L->label, L->node_name,
+                     p->name);
+            BASE_TRY(onnx_tensor_decode(p->t, lab, L->dir, &A->tens[i]));
+            *a = cairn_attr_tensor(p->name, &A->tens[i]);
+            break;
+        }
+        case 6:
+            *a = cairn_attr_floats(p->name, p->n_floats ? p->floats : &no_floats, p->n_floats);
+            break;
+        case 7: *a = cairn_attr_ints(p->name, p->n_ints ? p->ints : &no_ints, p->n_ints); break;
+        default:
+            return base_error(CAIRN_ERR_UNSUPPORTED, "node '%s' (%s): attribute '%s' is of type "
+                              "%s, which cairn does not support", L->node_name, L->op_type,
+                              p->name, attr_type_str(type));
+        }
+        A->n++;
+    }
+    return CAIRN_OK;
+}
+
+/* ---- op mapping ------------------------------------------------------- */
+
+typedef struct ld_io {
+    int in[LD_MAX_IO];
+    int n_in;
+    const char *out_names[LD_MAX_IO];
+    int outs[LD_MAX_IO];
+    int n_out;
+} ld_io_t;
+
+static cairn_status_t map_generic(ld_t *L, const char *op, ld_io_t *io, ld_attrs_t *A)
+{
+    return ld_node(L, op, io->in, io->n_in, A->a, A->n, io->outs, io->n_out, io->out_names);
+}
+
+/* An INTS attribute that later opsets made an input: appended as input
+ * `slot` (omitted inputs before it become -1). */
+static cairn_status_t attr_to_input(ld_t *L, ld_io_t *io, ld_attrs_t *A, const char *name,
+                                    int slot)
+{
+    const int64_t *v;
+    int n;
+    if (!attrs_ints(A, name, &v, &n))
+        return CAIRN_OK;
+    int id;
+    BASE_TRY(ld_const_i64(L, v, n, &id));
+    attrs_remove(A, name);
+    while (io->n_in < slot)
+        io->in[io->n_in++] = -1;
+    if (slot < io->n_in && io->in[slot] >= 0)
+        return base_error(CAIRN_ERR_GRAPH, "node '%s' (%s): '%s' given both as attribute and "
+                          "as input", L->node_name, L->op_type, name);
+    io->in[slot] = id;
+    if (io->n_in <= slot)
+        io->n_in = slot + 1;
+    return CAIRN_OK;
+}
+
+static cairn_status_t map_constant(ld_t *L, ld_io_t *io, ld_attrs_t *A)
+{
+    if (io->n_out != 1 || io->n_in != 0 || A->n != 1)
+        return base_error(CAIRN_ERR_GRAPH, "node '%s' (Constant): needs no inputs, one output "
+                          "and exactly one value attribute (has %d inputs, %d outputs, %d "
+                          "attributes)", L->node_name, io->n_in, io->n_out, A->n);
+    const cairn_attr_t *a = &A->a[0];
+    const char *nm = a->name;
+    cairn_tensor_t t = {0};
+    if (!strcmp(nm, "value") && a->type == CAIRN_ATTR_TENSOR) {
+        t = *a->t;
+    } else if (!strcmp(nm, "value_float") && a->type == CAIRN_ATTR_FLOAT) {
+        t.dtype = CAIRN_F32, t.rank = 0, t.data = (void *)&a->f;
+    } else if (!strcmp(nm, "value_int") && a->type == CAIRN_ATTR_INT) {
+        t.dtype = CAIRN_I64, t.rank = 0, t.data = (void *)&a->i;
+    } else if (!strcmp(nm, "value_floats") && a->type == CAIRN_ATTR_FLOATS) {
+        static const float none;
+        t.dtype = CAIRN_F32, t.rank = 1, t.shape[0] = (int64_t)a->n;
+        t.data = (void *)(a->n ? a->floats : &none);
+    } else if (!strcmp(nm, "value_ints") && a->type == CAIRN_ATTR_INTS) {
+        static const int64_t none;
+        t.dtype = CAIRN_I64, t.rank = 1, t.shape[0] = (int64_t)a->n;
+        t.data = (void *)(a->n ? a->ints : &none);
+    } else if (!strncmp(nm, "value_string", 12) || !strcmp(nm, "sparse_value")) {
+        return base_error(CAIRN_ERR_UNSUPPORTED, "node '%s' (Constant): '%s' constants are not "
+                          "supported (cairn has no string or sparse tensors)", L->node_name, nm);
+    } else {
+        return base_error(CAIRN_ERR_GRAPH, "node '%s' (Constant): unknown or mistyped value "
+                          "attribute '%s'", L->node_name, nm);
+    }
+    return ld_const(L, io->out_names[0], &t, &io->outs[0]);
+}
+
+/* Dropout at inference is the identity; the mask output, if wanted, is all
+ * true. Training mode (a constant true, or not known) is refused. */
+static cairn_status_t map_dropout(ld_t *L, ld_io_t *io, ld_attrs_t *A)
+{
+    if (io->n_in < 1 || io->in[0] < 0 || io->n_out < 1 || io->n_out > 2)
+        return base_error(CAIRN_ERR_GRAPH, "node '%s' (Dropout): needs an input and 1 or 2 "
+                          "outputs", L->node_name);
+    if (attrs_i(A, "is_test", 1) == 0 && L->opset < 7)
+        return base_error(CAIRN_ERR_UNSUPPORTED, "node '%s' (Dropout): training mode "
+                          "(is_test=0) is not supported", L->node_name);
+    if (io->n_in >= 3 && io->in[2] >= 0) {
+        const ir_value_t *v = &L->ir->values[io->in[2]];
+        if (v->kind != IR_VALUE_CONSTANT || !v->data || v->type.dtype != CAIRN_BOOL ||
+            *(const uint8_t *)v->data)
+            return base_error(CAIRN_ERR_UNSUPPORTED, "node '%s' (Dropout): training_mode must "
+                              "be a constant false (random dropout is not supported)",
+                              L->node_name);
+    }
+    int y;
+    BASE_TRY(ld_node(L, "Identity", io->in, 1, NULL, 0, &y, 1, io->out_names));
+    io->outs[0] = y;
+    if (io->n_out == 2 && io->out_names[1]) {
+        int shp, mask;
+        BASE_TRY(ld_node(L, "Shape", io->in, 1, NULL, 0, &shp, 1, NULL));
+        uint8_t one = 1;
+        cairn_tensor_t t = {CAIRN_BOOL, 1, {1}, &one};
+        cairn_attr_t v = cairn_attr_tensor("value", &t);
+        BASE_TRY(ld_node(L, "ConstantOfShape", &shp, 1, &v, 1, &mask, 1, &io->out_names[1]));
+        io->outs[1] = mask;
+    }
+    return CAIRN_OK;
+}
+
+/* Binary ops before opset 7: `broadcast`=1 lets B (of rank k) line up with
+ * A's dims starting at `axis` (default: the trailing dims), which numpy
+ * broadcasting does once B is reshaped to B.shape + [1] * (rankA-axis-k). */
+static cairn_status_t map_legacy_binary(ld_t *L, const char *op, ld_io_t *io, ld_attrs_t *A)
+{
+    int64_t bc = attrs_i(A, "broadcast", 0);
+    int has_axis = attrs_find(A, "axis") >= 0;
+    int64_t axis = attrs_i(A, "axis", -1);
+    attrs_remove(A, "broadcast");
+    attrs_remove(A, "axis");
+    if (io->n_in != 2 || io->in[0] < 0 || io->in[1] < 0)
+        return base_error(CAIRN_ERR_GRAPH, "node '%s' (%s): needs 2 inputs", L->node_name, op);
+    if (bc && has_axis) {
+        const ir_type_t *ta = ld_type(L, io->in[0]), *tb = ld_type(L, io->in[1]);
+        int ra = ta->shape.rank, rb = tb->shape.rank;
+        if (ra < 0 || rb < 0)
+            return base_error(CAIRN_ERR_UNSUPPORTED, "node '%s' (%s-%lld): broadcast with axis "
+                              "needs the ranks of both inputs, which are not known",
+                              L->node_name, op, (long long)L->opset);
+        if (axis < 0)
+            axis += ra;
+        if (axis < 0 || axis + rb > ra)
+            return base_error(CAIRN_ERR_SHAPE, "node '%s' (%s): axis %lld does not fit B of "
+                              "rank %d into A of rank %d", L->node_name, op,
+                              (long long)attrs_i(A, "axis", -1), rb, ra);
+        int trail = ra - (int)axis - rb;
+        if (trail > 0) {
+            int64_t ax[CAIRN_MAX_RANK];
+            for (int i = 0; i < trail; i++)
+                ax[i] = rb + i;
+            int axes, b2;
+            BASE_TRY(ld_const_i64(L, ax, trail, &axes));
+            int in2[2] = {io->in[1], axes};
+            BASE_TRY(ld_node(L, "Unsqueeze", in2, 2, NULL, 0, &b2, 1, NULL));
+            io->in[1] = b2;
+        }
+    }
+    return map_generic(L, op, io, A);
+}
+
+/* Softmax, LogSoftmax before opset 13: the input is coerced to 2-D at
+ * `axis` (default 1) and normalised over the whole second half. */
+static cairn_status_t map_legacy_softmax(ld_t *L, const char *op, ld_io_t *io, ld_attrs_t *A)
+{
+    int64_t axis = attrs_i(A, "axis", 1);
+    attrs_remove(A, "axis");
+    if (io->n_in != 1 || io->in[0] < 0 || io->n_out != 1)
+        return base_error(CAIRN_ERR_GRAPH, "node '%s' (%s): needs 1 input and 1 output",
+                          L->node_name, op);
+    int rank = ld_type(L, io->in[0])->shape.rank;
+    if (rank >= 0) {
+        int64_t a = axis < 0 ? axis + rank : axis;
+        if (a < 0 || a > rank || (rank > 0 && a == rank))
+            return base_error(CAIRN_ERR_SHAPE, "node '%s' (%s): axis %lld is out of range for "
+                              "rank %d", L->node_name, op, (long long)axis, rank);
+        if (a == rank - 1) { /* already the last axis: the modern op is the same */
+            cairn_attr_t at = cairn_attr_int("axis", -1);
+            return ld_node(L, op, io->in, 1, &at, 1, io->outs, 1, io->out_names);
+        }
+    }
+    int flat, sm, shp;
+    cairn_attr_t fa = cairn_attr_int("axis", axis);
+    BASE_TRY(ld_node(L, "Flatten", io->in, 1, &fa, 1, &flat, 1, NULL));
+    cairn_attr_t sa = cairn_attr_int("axis", -1);
+    BASE_TRY(ld_node(L, op, &flat, 1, &sa, 1, &sm, 1, NULL));
+    BASE_TRY(ld_node(L, "Shape", io->in, 1, NULL, 0, &shp, 1, NULL));
+    int rin[2] = {sm, shp};
+    return ld_node(L, "Reshape", rin, 2, NULL, 0, io->outs, 1, io->out_names);
+}
+
+/* Clip before opset 11: min/max attributes become constant inputs. */
+static cairn_status_t map_legacy_clip(ld_t *L, ld_io_t *io, ld_attrs_t *A)
+{
+    if (io->n_in != 1 || io->in[0] < 0)
+        return base_error(CAIRN_ERR_GRAPH, "node '%s' (Clip): needs 1 input", L->node_name);
+    cairn_dtype_t dt = ld_type(L, io->in[0])->dtype;
+    int lo = -1, hi = -1;
+    if (attrs_find(A, "min") >= 0)
+        BASE_TRY(ld_const_scalar(L, dt, attrs_f(A, "min", 0), &lo));
+    if (attrs_find(A, "max") >= 0)
+        BASE_TRY(ld_const_scalar(L, dt, attrs_f(A, "max", 0), &hi));
+    attrs_remove(A, "min");
+    attrs_remove(A, "max");
+    io->in[1] = lo, io->in[2] = hi, io->n_in = 3;
+    return map_generic(L, "Clip", io, A);
+}
+
+/* Pad before opset 11: pads and value attributes become inputs. */
+static cairn_status_t map_legacy_pad(ld_t *L, ld_io_t *io, ld_attrs_t *A)
+{
+    if (io->n_in != 1 || io->in[0] < 0)
+        return base_error(CAIRN_ERR_GRAPH, "node '%s' (Pad): needs 1 input", L->node_name);
+    if (attrs_find(A, "pads") < 0)
+        return base_error(CAIRN_ERR_GRAPH, "node '%s' (Pad-%lld): the 'pads' attribute is "
+                          "missing", L->node_name, (long long)L->opset);
+    BASE_TRY(attr_to_input(L, io, A, "pads", 1));
+    if (attrs_find(A, "value") >= 0) {
+        int v;
+        BASE_TRY(ld_const_scalar(L, ld_type(L, io->in[0])->dtype, attrs_f(A, "value", 0), &v));
+        attrs_remove(A, "value");
+        io->in[2] = v, io->n_in = 3;
+    }
+    return map_generic(L, "Pad", io, A);
+}
+
+/* Slice before opset 10: starts/ends/axes attributes become inputs. */
+static cairn_status_t map_legacy_slice(ld_t *L, ld_io_t *io, ld_attrs_t *A)
+{
+    if (io->n_in != 1)
+        return base_error(CAIRN_ERR_GRAPH, "node '%s' (Slice-%lld): needs 1 input",
+                          L->node_name, (long long)L->opset);
+    const int64_t *v;
+    int n;
+    if (!attrs_ints(A, "starts", &v, &n) || !attrs_ints(A, "ends", &v, &n))
+        return base_error(CAIRN_ERR_GRAPH, "node '%s' (Slice-%lld): 'starts' and 'ends' are "
+                          "required", L->node_name, (long long)L->opset);
+    BASE_TRY(attr_to_input(L, io, A, "starts", 1));
+    BASE_TRY(attr_to_input(L, io, A, "ends", 2));
+    BASE_TRY(attr_to_input(L, io, A, "axes", 3));
+    return map_generic(L, "Slice", io, A);
+}
+
+/* Cast-1..5: `to` is a type name. */
+static cairn_status_t map_legacy_cast(ld_t *L, ld_io_t *io, ld_attrs_t *A)
+{
+    int i = attrs_find(A, "to");
+    if (i >= 0 && A->a[i].type == CAIRN_ATTR_STRING) {
+        static const char *const names[] = {"UNDEFINED", "FLOAT", "UINT8", "INT8", "UINT16",
+                                            "INT16", "INT32", "INT64", "STRING", "BOOL",
+                                            "FLOAT16", "DOUBLE", "UINT32", "UINT64",
+                                            "COMPLEX64", "COMPLEX128", "BFLOAT16"};
+        int64_t to = -1;
+        for (int k = 0; k < (int)(sizeof names / sizeof names[0]); k++)
+            if (!strcmp(A->a[i].s, names[k]))
+                to = k;
+        if (to < 0)
+            return base_error(CAIRN_ERR_GRAPH, "node '%s' (Cast): unknown type name '%s'",
+                              L->node_name, A->a[i].s);
+        BASE_TRY(attrs_set_int(A, "to", to));
+    }
+    return map_generic(L, "Cast", io, A);
+}
+
+/* BatchNormalization before opset 9: is_test and spatial attributes. */
+static cairn_status_t map_legacy_bn(ld_t *L, ld_io_t *io, ld_attrs_t *A)
+{
+    if (attrs_i(A, "spatial", 1) != 1)
+        return base_error(CAIRN_ERR_UNSUPPORTED, "node '%s' (BatchNormalization-%lld): "
+                          "spatial=0 (per-element statistics) is not supported", L->node_name,
+                          (long long)L->opset);
+    if (attrs_find(A, "is_test") >= 0 && attrs_i(A, "is_test", 0) != 1)
+        return base_error(CAIRN_ERR_UNSUPPORTED, "node '%s' (BatchNormalization-%lld): "
+                          "training mode (is_test=0) is not supported", L->node_name,
+                          (long long)L->opset);
+    if (io->n_out != 1)
+        return base_error(CAIRN_ERR_UNSUPPORTED, "node '%s' (BatchNormalization-%lld): only "
+                          "the inference form (one output) is supported", L->node_name,
+                          (long long)L->opset);
+    attrs_remove(A, "spatial");
+    attrs_remove(A, "is_test");
+    return map_generic(L, "BatchNormalization", io, A);
+}
+
+/* PRelu: x < 0 ? slope * x : x, as Where(Less(x, 0), Mul(x, slope), x).
+ * Before opset 7 a 1-D slope of C values (C > 1) is per channel (axis 1),
+ * so it is reshaped to [C, 1, ...] for numpy broadcasting. */
+static cairn_status_t map_prelu(ld_t *L, ld_io_t *io, ld_attrs_t *A)
+{
+    if (io->n_in != 2 || io->in[0] < 0 || io->in[1] < 0 || io->n_out != 1 || A->n)
+        return base_error(CAIRN_ERR_GRAPH, "node '%s' (PRelu): needs 2 inputs, 1 output and no "
+                          "attributes", L->node_name);
+    int x = io->in[0], slope = io->in[1];
+    const ir_type_t *tx = ld_type(L, x), *ts = ld_type(L, slope);
+    if (L->opset < 7 && ts->shape.rank == 1 && ts->shape.d[0] != 1) {
+        if (tx->shape.rank < 0 || !ir_dim_known(ts->shape.d[0]))
+            return base_error(CAIRN_ERR_UNSUPPORTED, "node '%s' (PRelu-%lld): a per-channel "
+                              "slope needs the input's rank", L->node_name, (long long)L->opset);
+        if (tx->shape.rank >= 3) {
+            int64_t ax[CAIRN_MAX_RANK];
+            int n = tx->shape.rank - 2;
+            for (int i = 0; i < n; i++)
+                ax[i] = 1 + i;
+            int axes, s2;
+            BASE_TRY(ld_const_i64(L, ax, n, &axes));
+            int in2[2] = {slope, axes};
+            BASE_TRY(ld_node(L, "Unsqueeze", in2, 2, NULL, 0, &s2, 1, NULL));
+            slope = s2;
+        }
+    }
+    int zero, neg, prod;
+    BASE_TRY(ld_const_scalar(L, tx->dtype, 0.0, &zero));
+    int lin[2] = {x, zero}, min[2] = {x, slope};
+    BASE_TRY(ld_node(L, "Less", lin, 2, NULL, 0, &neg, 1, NULL));
+    BASE_TRY(ld_node(L, "Mul", min, 2, NULL, 0, &prod, 1, NULL));
+    int win[3] = {neg, prod, x};
+    return ld_node(L, "Where", win, 3, NULL, 0, io->outs, 1, io->out_names);
+}
+
+/* CastLike: Cast to the second input's element type (known when building). */
+static cairn_status_t map_castlike(ld_t *L, ld_io_t *io, ld_attrs_t *A)
+{
+    if (io->n_in != 2 || io->in[0] < 0 || io->in[1] < 0 || io->n_out != 1)
+        return base_error(CAIRN_ERR_GRAPH, "node '%s' (CastLike): needs 2 inputs and 1 output",
+                          L->node_name);
+    cairn_dtype_t to = ld_type(L, io->in[1])->dtype;
+    if (!base_dtype_valid(to))
+        return base_error(CAIRN_ERR_UNSUPPORTED, "node '%s' (CastLike): the target type is not "
+                          "known", L->node_name);
+    BASE_TRY(attrs_set_int(A, "to", (int64_t)to));
+    io->n_in = 1;
+    return map_generic(L, "Cast", io, A);
+}
+
+static int is_legacy_binary(const char *op)
+{
+    static const char *const ops[] = {"Add", "Sub", "Mul", "Div", "Pow", "And", "Or", "Xor",
+                                      "Equal", "Less", "Greater"};
+    for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++)
+        if (!strcmp(op, ops[i]))
+            return 1;
+    return 0;
+}
+
+/* Why cairn cannot run (op, opset), or NULL if it can (as far as the op
+ * name and version tell; attributes are checked when the node is built). */
+static const char *op_support(const char *op, int64_t v)
+{
+    if (!strcmp(op, "Constant") || !strcmp(op, "Dropout") || !strcmp(op, "PRelu") ||
+        !strcmp(op, "CastLike"))
+        return NULL;
+    if (!strcmp(op, "Tile") && v < 6)
+        return "Tile before opset 6 (tiles/axis inputs) is not supported";
+    if (!strcmp(op, "Pad") && v < 2)
+        return "Pad-1 (the 'paddings' attribute) is not supported";
+    if (!strcmp(op, "Upsample"))
+        return "Upsample needs Resize, which cairn does not have yet";
+    if (!strcmp(op, "Split") && v < 2)
+        return "Split-1 is not supported";
+    if (ir_op_find(op) < 0)
+        return "cairn has no such op";
+    return NULL;
+}
+
+static cairn_status_t map_node(ld_t *L, const Onnx__NodeProto *nd)
+{
+    ld_io_t io;
+    ld_attrs_t *A = malloc(sizeof *A);
+    if (!A)
+        return oom();
+    memset(&io, 0, sizeof io);
+    cairn_status_t s = CAIRN_OK;
+    const char *op = L->op_type;
+    int64_t v = L->opset;
+    if (nd->n_input > LD_MAX_IO || nd->n_output > LD_MAX_IO) {
+        free(A);
+        return base_error(CAIRN_ERR_UNSUPPORTED, "node '%s' (%s): more than %d inputs or outputs",
+                          L->node_name, op, LD_MAX_IO);
+    }
+    io.n_in = (int)nd->n_input;
+    for (int i = 0; i < io.n_in; i++) {
+        const char *nm = nd->input[i];
+        io.in[i] = -1;
+        if (nm && nm[0] && (s = ld_value(L, nm, i, &io.in[i])) != CAIRN_OK) {
+            free(A);
+            return s;
+        }
+    }
+    /* trailing omitted optional inputs mean nothing to cairn */
+    while (io.n_in > 0 && io.in[io.n_in - 1] < 0)
+        io.n_in--;
+    io.n_out = (int)nd->n_output;
+    for (int o = 0; o < io.n_out; o++)
+        io.out_names[o] = nd->output[o] && nd->output[o][0] ? nd->output[o] : NULL;
+    while (io.n_out > 1 && !io.out_names[io.n_out - 1])
+        io.n_out--;
+
+    if ((s = attrs_load(L, nd, A)) != CAIRN_OK)
+        goto done;
+    attrs_remove(A, "consumed_inputs"); /* a legacy in-place hint */
+
+    if (!strcmp(op, "Constant"))
+        s = map_constant(L, &io, A);
+    else if (!strcmp(op, "Dropout"))
+        s = map_dropout(L, &io, A);
+    else if (!strcmp(op, "PRelu"))
+        s = map_prelu(L, &io, A);
+    else if (!strcmp(op, "CastLike"))
+        s = map_castlike(L, &io, A);
+    else if (v < 7 && is_legacy_binary(op))
+        s = map_legacy_binary(L, op, &io, A);
+    else if (v < 13 && (!strcmp(op, "Softmax") || !strcmp(op, "LogSoftmax")))
+        s = map_legacy_softmax(L, op, &io, A);
+    else if (v < 11 && !strcmp(op, "Clip"))
+        s = map_legacy_clip(L, &io, A);
+    else if (v < 11 && !strcmp(op, "Pad"))
+        s = map_legacy_pad(L, &io, A);
+    else if (v < 10 && !strcmp(op, "Slice"))
+        s = map_legacy_slice(L, &io, A);
+    else if (v < 6 && !strcmp(op, "Cast"))
+        s = map_legacy_cast(L, &io, A);
+    else if (v < 9 && !strcmp(op, "BatchNormalization"))
+        s = map_legacy_bn(L, &io, A);
+    else {
+        if (v < 7 && !strcmp(op, "Gemm"))
+            attrs_remove(A, "broadcast"); /* Gemm-7 always broadcasts C */
+        if (v < 4 && !strcmp(op, "Concat") && attrs_find(A, "axis") < 0)
+            s = attrs_set_int(A, "axis", 1);
+        if (s == CAIRN_OK && v < 13 &&
+            (!strcmp(op, "Squeeze") || !strcmp(op, "Unsqueeze") || !strcmp(op, "ReduceSum")))
+            s = attr_to_input(L, &io, A, "axes", 1);
+        if (s == CAIRN_OK && v < 13 && !strcmp(op, "Split"))
+            s = attr_to_input(L, &io, A, "split", 1);
+        if (s == CAIRN_OK && v < 5 && !strcmp(op, "Reshape"))
+            s = attr_to_input(L, &io, A, "shape", 1);
+        if (s == CAIRN_OK && v < 10 && !strcmp(op, "TopK") && attrs_find(A, "k") >= 0) {
+            int64_t k = attrs_i(A, "k", 0);
+            int id;
+            attrs_remove(A, "k");
+            s = ld_const_i64(L, &k, 1, &id);
+            io.in[1] = id, io.n_in = 2;
+        }
+        if (s == CAIRN_OK)
+            s = map_generic(L, op, &io, A);
+    }
+done:
+    attrs_free(A);
+    free(A);
+    return s;
+}
+
+/* ---- model-level checks ----------------------------------------------- */
+
+static cairn_status_t read_opsets(ld_t *L, const Onnx__ModelProto *m)
+{
+    L->opset = -1;
+    for (size_t i = 0; i < m->n_opset_import; i++) {
+        const Onnx__OperatorSetIdProto *o = m->opset_import[i];
+        if (!o)
+            continue;
+        const char *d = o->domain ? o->domain : "";
+        if (d[0] && strcmp(d, "ai.onnx"))
+            continue; /* other domains matter only if a node uses them */
+        if (!o->has_version)
+            return base_error(CAIRN_ERR_PARSE, "'%s': the default-domain opset import has no "
+                              "version", L->label);
+        if (L->opset >= 0 && L->opset != o->version)
+            return base_error(CAIRN_ERR_PARSE, "'%s': the default domain is imported twice "
+                              "(opsets %lld and %lld)", L->label, (long long)L->opset,
+                              (long long)o->version);
+        L->opset = o->version;
+    }
+    if (L->opset < 0) {
+        if (m->n_opset_import)
+            L->opset = 1; /* imports other domains only; default-domain nodes are checked */
+        else
+            return base_error(CAIRN_ERR_PARSE, "'%s': the model imports no opset", L->label);
+    }
+    if (L->opset < 1 || L->opset > LD_OPSET_MAX)
+        return base_error(CAIRN_ERR_UNSUPPORTED, "'%s': default-domain opset %lld is not "
+                          "supported (cairn reads opsets 1 to %d)", L->label,
+                          (long long)L->opset, LD_OPSET_MAX);
+    return CAIRN_OK;
+}
+
+/* Everything cairn lacks, in one message: non-default domains first, then
+ * (op, opset) pairs with the nodes that use them. */
+static cairn_status_t check_support(ld_t *L, const Onnx__GraphProto *gp)
+{
+    size_t cap = 1024, len = 0;
+    char *msg = malloc(cap);
+    if (!msg)
+        return oom();
+    msg[0] = 0;
+    int n_missing = 0;
+    char *seen = calloc(gp->n_node ? gp->n_node : 1, 1);
+    if (!seen) {
+        free(msg);
+        return oom();
+    }
+#define APPEND(...)                                                          \
+    do {                                                                     \
+        int need_ = snprintf(NULL, 0, __VA_ARGS__);                          \
+        if (need_ > 0 && len + (size_t)need_ + 1 > cap) {                    \
+            size_t nc_ = (len + (size_t)need_ + 1) * 2;                      \
+            char *nm_ = realloc(msg, nc_);                                   \
+            if (!nm_) {                                                      \
+                free(msg), free(seen);                                       \
+                return oom();                                                \
+            }                                                                \
+            msg = nm_, cap = nc_;                                            \
+        }                                                                    \
+        if (need_ > 0)                                                       \
+            len += (size_t)snprintf(msg + len, cap - len, __VA_ARGS__);      \
+    } while (0)
+    for (size_t i = 0; i < gp->n_node; i++) {
+        if (seen[i])
+            continue;
+        const Onnx__NodeProto *nd = gp->node[i];
+        const char *dom = nd->domain ? nd->domain : "";
+        const char *why = NULL;
+        int is_dom = dom[0] && strcmp(dom, "ai.onnx");
+        if (!is_dom)
+            why = op_support(nd->op_type, L->opset);
+        if (!is_dom && !why)
+            continue;
+        n_missing++;
+        if (is_dom)
+            APPEND("\n  %s (domain '%s'): cairn supports only the default ONNX domain; nodes:",
+                   nd->op_type, dom);
+        else
+            APPEND("\n  %s-%lld (%s); nodes:", nd->op_type, (long long)L->opset, why);
+        int shown = 0;
+        for (size_t j = i; j < gp->n_node; j++) {
+            const Onnx__NodeProto *o = gp->node[j];
+            const char *d2 = o->domain ? o->domain : "";
+            if (strcmp(o->op_type, nd->op_type) || strcmp(d2, dom))
+                continue;
+            seen[j] = 1;
+            if (shown++ < 8) {
+                char gen[64];
+                snprintf(gen, sizeof gen, "%s_%zu", o->op_type, j);
+                APPEND(" '%s'", str_or(o->name, gen));
+            } else if (shown == 9) {
+                APPEND(" ...");
+            }
+        }
+    }
+#undef APPEND
+    free(seen);
+    cairn_status_t s = CAIRN_OK;
+    if (n_missing)
+        s = base_error(CAIRN_ERR_UNSUPPORTED, "'%s': %d op%s cairn cannot run (opset %lld):%s",
+                       L->label, n_missing, n_missing == 1 ? "" : "s", (long long)L->opset, msg);
+    free(msg);
+    return s;
+}
+
+/* The node names used in messages and as source names: the file's, or
+ * "<OpType>_<index>" where it has none. */
+static char **node_names(const Onnx__GraphProto *gp)
+{
+    char **names = calloc(gp->n_node ? gp->n_node : 1, sizeof *names);
+    if (!names)
+        return NULL;
+    for (size_t i = 0; i < gp->n_node; i++) {
+        const Onnx__NodeProto *nd = gp->node[i];
+        char gen[600];
+        const char *src = nd->name && nd->name[0] ? nd->name : gen;
+        if (src == gen)
+            snprintf(gen, sizeof gen, "%.500s_%zu", nd->op_type, i);
+        names[i] = malloc(strlen(src) + 1);
+        if (!names[i]) {
+            for (size_t j = 0; j < i; j++)
+                free(names[j]);
+            free(names);
+            return NULL;
+        }
+        strcpy(names[i], src);
+    }
+    return names;
+}
+
+/* Basic well-formedness of each node and the topological order. Every value
+ * must be defined once; every input must be defined somewhere. */
+static cairn_status_t sort_nodes(ld_t *L, const Onnx__GraphProto *gp, char **names,
+                                 size_t **order_out)
+{
+    size_t n = gp->n_node;
+    cairn_status_t s = CAIRN_OK;
+    namemap_t defined = {0}; /* name -> producer node (or -1 for inputs/initializers) */
+    size_t *order = malloc((n ? n : 1) * sizeof *order);
+    int *indeg = calloc(n ? n : 1, sizeof *indeg);
+    size_t *first = calloc(n + 1, sizeof *first);
+    size_t n_edges = 0;
+    size_t *edges = NULL;
+    if (!order || !indeg || !first) {
+        s = oom();
+        goto done;
+    }
+    for (size_t i = 0; i < gp->n_initializer; i++) {
+        const Onnx__TensorProto *t = gp->initializer[i];
+        if (!t->name || !t->name[0]) {
+            s = base_error(CAIRN_ERR_GRAPH, "'%s': initializer %zu has no name", L->label, i);
+            goto done;
+        }
+        /* initializers are stored as -2 - index so duplicates can be told */
+        if (nm_get(&defined, t->name) <= -2) {
+            s = base_error(CAIRN_ERR_GRAPH, "'%s': two initializers are named '%s'", L->label,
+                           t->name);
+            goto done;
+        }
+        if (!nm_put(&defined, t->name, -2 - (int)i)) {
+            s = oom();
+            goto done;
+        }
+    }
+    for (size_t i = 0; i < gp->n_input; i++) {
+        const Onnx__ValueInfoProto *vi = gp->input[i];
+        if (!vi->name || !vi->name[0]) {
+            s = base_error(CAIRN_ERR_GRAPH, "'%s': graph input %zu has no name", L->label, i);
+            goto done;
+        }
+        int prev = nm_get(&defined, vi->name);
+        /* an input that is also an initializer is a constant with a default;
+         * two inputs of one name are an error */
+        if (prev == INT_MIN) {
+            s = base_error(CAIRN_ERR_GRAPH, "'%s': two graph inputs are named '%s'", L->label,
+                           vi->name);
+            goto done;
+        }
+        if (prev == -1 && !nm_put(&defined, vi->name, INT_MIN)) {
+            s = oom();
+            goto done;
+        }
+    }
+    for (size_t i = 0; i < n; i++) {
+        const Onnx__NodeProto *nd = gp->node[i];
+        if (!nd->op_type || !nd->op_type[0]) {
+            s = base_error(CAIRN_ERR_GRAPH, "'%s': node %zu ('%s') has no op_type", L->label, i,
+                           names[i]);
+            goto done;
+        }
+        for (size_t o = 0; o < nd->n_output; o++) {
+            const char *nm = nd->output[o];
+            if (!nm || !nm[0])
+                continue;
+            int prev = nm_get(&defined, nm);
+            if (prev != -1) {
+                const char *what = prev >= 0 ? "the output of node" : prev == INT_MIN
+                                                                          ? "a graph input"
+                                                                          : "an initializer";
+                s = base_error(CAIRN_ERR_GRAPH, "node '%s' (%s): output '%s' is already %s%s%s%s",
+                               names[i], nd->op_type, nm, what, prev >= 0 ? " '" : "",
+                               prev >= 0 ? names[prev] : "", prev >= 0 ? "'" : "");
+                goto done;
+            }
+            if (!nm_put(&defined, nm, (int)i)) {
+                s = oom();
+                goto done;
+            }
+        }
+    }
+    /* edges producer -> consumer, as CSR over producers */
+    for (int pass = 0; pass < 2; pass++) {
+        size_t *fill = NULL;
+        if (pass == 1) {
+            for (size_t i = 0; i < n; i++)
+                first[i + 1] += first[i];
+            n_edges = first[n];
+            edges = malloc((n_edges ? n_edges : 1) * sizeof *edges);
+            fill = calloc(n ? n : 1, sizeof *fill);
+            if (!edges || !fill) {
+                free(fill);
+                s = oom();
+                goto done;
+            }
+        }
+        for (size_t i = 0; i < n; i++) {
+            const Onnx__NodeProto *nd = gp->node[i];
+            for (size_t k = 0; k < nd->n_input; k++) {
+                const char *nm = nd->input[k];
+                if (!nm || !nm[0])
+                    continue;
+                int p = nm_get(&defined, nm);
+                if (p == -1) {
+                    free(fill);
+                    s = base_error(CAIRN_ERR_GRAPH, "node '%s' (%s): input %zu '%s' is not "
+                                   "produced by any node, initializer or graph input", names[i],
+                                   nd->op_type, k, nm);
+                    goto done;
+                }
+                if (p < 0)
+                    continue;
+                if (pass == 0) {
+                    first[p + 1]++;
+                    indeg[i]++;
+                } else {
+                    edges[first[p] + fill[p]++] = i;
+                }
+            }
+        }
+        free(fill);
+    }
+    /* Kahn's algorithm; FIFO over ready nodes in file order */
+    size_t head = 0, tail = 0;
+    for (size_t i = 0; i < n; i++)
+        if (!indeg[i])
+            order[tail++] = i;
+    while (head < tail) {
+        size_t u = order[head++];
+        for (size_t e = first[u]; e < first[u + 1]; e++)
+            if (--indeg[edges[e]] == 0)
+                order[tail++] = edges[e];
+    }
+    if (tail < n) {
+        char buf[600] = "";
+        size_t len = 0;
+        int shown = 0;
+        for (size_t i = 0; i < n && shown < 6; i++)
+            if (indeg[i]) {
+                len += (size_t)snprintf(buf + len, sizeof buf - len, "%s'%.80s'",
+                                        shown ? ", " : "", names[i]);
+                shown++;
+                if (len >= sizeof buf)
+                    break;
+            }
+        s = base_error(CAIRN_ERR_GRAPH, "'%s': the graph has a cycle: %zu nodes depend on each "
+                       "other's outputs (among them %s)", L->label, n - tail, buf);
+        goto done;
+    }
+    *order_out = order;
+    order = NULL;
+done:
+    free(order);
+    free(indeg);
+    free(first);
+    free(edges);
+    nm_free(&defined);
+    return s;
+}
+
+/* Element type and shape of a graph input, from its ValueInfoProto. */
+static cairn_status_t load_input(ld_t *L, const Onnx__ValueInfoProto *vi)
+{
+    const char *nm = vi->name;
+    if (!vi->type || vi->type->value_case != ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE ||
+        !vi->type->tensor_type)
+        return base_error(CAIRN_ERR_UNSUPPORTED, "'%s': graph input '%s' is not a tensor "
+                          "(sequences, maps, optionals and sparse tensors are not supported)",
+                          L->label, nm);
+    const Onnx__TypeProto__Tensor *tt = vi->type->tensor_type;
+    cairn_dtype_t dt = tt->has_elem_type ? (cairn_dtype_t)tt->elem_type : CAIRN_DTYPE_UNDEFINED;
+    if (!base_dtype_valid(dt))
+        return base_error(CAIRN_ERR_UNSUPPORTED, "'%s': graph input '%s' has element type %d, "
+                          "which cairn does not support", L->label, nm,
+                          tt->has_elem_type ? (int)tt->elem_type : 0);
+    if (!tt->shape)
+        return base_error(CAIRN_ERR_UNSUPPORTED, "'%s': graph input '%s' has no shape (unknown "
+                          "rank is not supported)", L->label, nm);
+    if (tt->shape->n_dim > CAIRN_MAX_RANK)
+        return base_error(CAIRN_ERR_UNSUPPORTED, "'%s': graph input '%s' has rank %zu (cairn "
+                          "supports up to %d)", L->label, nm, tt->shape->n_dim, CAIRN_MAX_RANK);
+    int rank = (int)tt->shape->n_dim;
+    int64_t dims[CAIRN_MAX_RANK];
+    const char *dn[CAIRN_MAX_RANK];
+    char gen[CAIRN_MAX_RANK][64];
+    for (int i = 0; i < rank; i++) {
+        const Onnx__TensorShapeProto__Dimension *d = tt->shape->dim[i];
+        dims[i] = 0, dn[i] = NULL;
+        if (d && d->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE) {
+            if (d->dim_value < 0)
+                return base_error(CAIRN_ERR_PARSE, "'%s': graph input '%s': dimension %d is "
+                                  "%lld; sizes must be >= 0", L->label, nm, i,
+                                  (long long)d->dim_value);
+            dims[i] = d->dim_value;
+        } else if (d && d->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_PARAM &&
+                   d->dim_param && d->dim_param[0]) {
+            dn[i] = d->dim_param;
+        } else {
+            snprintf(gen[i], sizeof gen[i], "unk__%d", ++L->n_unknown_dims);
+            dn[i] = gen[i];
+        }
+    }
+    int id;
+    BASE_TRY(cairn_graph_add_input(L->g, nm, dt, rank, dims, dn, &id));
+    if (!nm_put(&L->names, nm, id))
+        return oom();
+    return CAIRN_OK;
+}
+
+/* value_info and graph outputs that declare an element type must agree with
+ * what cairn infers: a mismatch means a malformed model (or a cairn bug), and
+ * either way running it would not give the declared result. */
+static cairn_status_t check_declared(ld_t *L, const Onnx__ValueInfoProto *vi, const char *what)
+{
+    if (!vi || !vi->name || !vi->type ||
+        vi->type->value_case != ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE || !vi->type->tensor_type ||
+        !vi->type->tensor_type->has_elem_type || !vi->type->tensor_type->elem_type)
+        return CAIRN_OK;
+    int id = nm_get(&L->names, vi->name);
+    if (id < 0)
+        return CAIRN_OK;
+    cairn_dtype_t got = ld_type(L, id)->dtype;
+    int want = vi->type->tensor_type->elem_type;
+    if (got != CAIRN_DTYPE_UNDEFINED && (int)got != want)
+        return base_error(CAIRN_ERR_GRAPH, "'%s': %s '%s' is declared with element type %d but "
+                          "its producer gives %s (type %d)", L->label, what, vi->name, want,
+                          cairn_dtype_name(got), (int)got);
+    const Onnx__TensorShapeProto *sp = vi->type->tensor_type->shape;
+    const ir_shape_t *sh = &ld_type(L, id)->shape;
+    if (sp && sh->rank >= 0 && (int)sp->n_dim != sh->rank)
+        return base_error(CAIRN_ERR_GRAPH, "'%s': %s '%s' is declared with rank %zu but cairn "
+                          "infers rank %d", L->label, what, vi->name, sp->n_dim, sh->rank);
+    return CAIRN_OK;
+}
+
+static cairn_status_t build(ld_t *L, const Onnx__ModelProto *m)
+{
+    const Onnx__GraphProto *gp = m->graph;
+    BASE_TRY(read_opsets(L, m));
+    if (gp->n_sparse_initializer)
+        return base_error(CAIRN_ERR_UNSUPPORTED, "'%s': sparse initializers are not supported",
+                          L->label);
+    char **names = node_names(gp);
+    if (!names)
+        return oom();
+    size_t *order = NULL;
+    cairn_status_t s = sort_nodes(L, gp, names, &order);
+    if (s == CAIRN_OK)
+        s = check_support(L, gp);
+
+    /* initializers, then the graph inputs that are not initializers */
+    for (size_t i = 0; s == CAIRN_OK && i < gp->n_initializer; i++) {
+        const Onnx__TensorProto *tp = gp->initializer[i];
+        char lab[600];
+        snprintf(lab, sizeof lab, "%s: initializer '%.500s'", L->label, tp->name);
+        cairn_tensor_t t;
+        if ((s = onnx_tensor_decode(tp, lab, L->dir, &t)) != CAIRN_OK)
+            break;
+        int id;
+        s = ld_const(L, tp->name, &t, &id);
+        free(t.data);
+    }
+    for (int b = 0; s == CAIRN_OK && b < L->n_bound; b++) {
+        int found = 0;
+        for (size_t i = 0; i < gp->n_input && !found; i++)
+            found = !strcmp(gp->input[i]->name, L->bound[b].name) &&
+                    nm_get(&L->names, L->bound[b].name) < 0;
+        if (!found) {
+            s = base_error(CAIRN_ERR_INVALID_ARGUMENT, "'%s': '%s' is not a graph input (that "
+                           "is not an initializer); it cannot be bound", L->label,
+                           L->bound[b].name);
+            break;
+        }
+        int id;
+        s = ld_const(L, L->bound[b].name, L->bound[b].value, &id);
+    }
+    for (size_t i = 0; s == CAIRN_OK && i < gp->n_input; i++)
+        if (nm_get(&L->names, gp->input[i]->name) < 0)
+            s = load_input(L, gp->input[i]);
+
+    int first_node = L->ir->n_nodes;
+    for (size_t k = 0; s == CAIRN_OK && k < gp->n_node; k++) {
+        size_t i = order[k];
+        const Onnx__NodeProto *nd = gp->node[i];
+        L->node_name = names[i];
+        L->op_type = nd->op_type;
+        s = map_node(L, nd);
+        if (s == CAIRN_OK)
+            for (int j = first_node; j < L->ir->n_nodes && s == CAIRN_OK; j++)
+                s = ir_node_add_source(&L->ir->nodes[j], names[i]);
+        first_node = L->ir->n_nodes;
+    }
+    L->node_name = NULL;
+    for (size_t i = 0; s == CAIRN_OK && i < gp->n_value_info; i++)
+        s = check_declared(L, gp->value_info[i], "value");
+    if (s == CAIRN_OK && !gp->n_output)
+        s = base_error(CAIRN_ERR_GRAPH, "'%s': the graph has no outputs", L->label);
+    for (size_t i = 0; s == CAIRN_OK && i < gp->n_output; i++) {
+        const Onnx__ValueInfoProto *vi = gp->output[i];
+        int id = vi->name ? nm_get(&L->names, vi->name) : -1;
+        if (id < 0) {
+            s = base_error(CAIRN_ERR_GRAPH, "'%s': graph output '%s' is not produced by any node, "
+                           "initializer or input", L->label, vi->name ? vi->name : "");
+            break;
+        }
+        if ((s = check_declared(L, vi, "graph output")) != CAIRN_OK)
+            break;
+        s = cairn_graph_mark_output(L->g, id);
+    }
+    for (size_t i = 0; i < gp->n_node; i++)
+        free(names[i]);
+    free(names);
+    free(order);
+    return s;
+}
+
+cairn_status_t onnx_model_load_buffer(const uint8_t *buf, size_t len, const char *dir,
+                                      const char *label, cairn_graph_t **out)
+{
+    return onnx_model_load_buffer_bound(buf, len, dir, label, NULL, 0, out);
+}
+
+cairn_status_t onnx_model_load_buffer_bound(const uint8_t *buf, size_t len, const char *dir,
+                                            const char *label, const onnx_bound_input_t *bound,
+                                            int n_bound, cairn_graph_t **out)
+{
+    if (!label)
+        label = "model";
+    if ((!buf && len) || !out)
+        return base_error(CAIRN_ERR_INVALID_ARGUMENT, "onnx_model_load_buffer: NULL argument");
+    *out = NULL;
+    static const uint8_t empty = 0;
+    Onnx__ModelProto *m = onnx__model_proto__unpack(NULL, len, buf ? buf : &empty);
+    if (!m)
+        return base_error(CAIRN_ERR_PARSE, "'%s': not a valid ONNX model (%zu bytes; truncated "
+                          "or not an ONNX protobuf file)", label, len);
+    if (!m->graph) {
+        onnx__model_proto__free_unpacked(m, NULL);
+        return base_error(CAIRN_ERR_PARSE, "'%s': the model has no graph (is it an ONNX model "
+                          "file?)", label);
+    }
+    ld_t L;
+    memset(&L, 0, sizeof L);
+    L.label = label, L.dir = dir;
+    L.bound = bound, L.n_bound = bound ? n_bound : 0;
+    cairn_status_t s = cairn_graph_create(&L.g);
+    if (s == CAIRN_OK) {
+        L.ir = (ir_graph_t *)cairn_graph_ir(L.g);
+        s = build(&L, m);
+    }
+    nm_free(&L.names);
+    onnx__model_proto__free_unpacked(m, NULL);
+    if (s != CAIRN_OK) {
+        cairn_graph_destroy(L.g);
+        return s;
+    }
+    *out = L.g;
+    return CAIRN_OK;
+}
+
+cairn_status_t cairn_graph_load_onnx(const char *path, cairn_graph_t **out)
+{
+    base_error_clear();
+    return onnx_model_load_file(path, NULL, 0, out);
+}
+
+cairn_status_t onnx_model_load_file(const char *path, const onnx_bound_input_t *bound,
+                                    int n_bound, cairn_graph_t **out)
+{
+    if (!path || !out)
+        return base_error(CAIRN_ERR_INVALID_ARGUMENT, "cairn_graph_load_onnx: NULL argument");
+    *out = NULL;
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return base_error(CAIRN_ERR_IO, "cannot open '%s': %s", path, strerror(errno));
+    size_t cap = 1 << 16, len = 0;
+    uint8_t *buf = malloc(cap);
+    for (;;) {
+        if (!buf) {
+            fclose(f);
+            return base_error(CAIRN_ERR_OUT_OF_MEMORY, "'%s': out of memory reading the file",
+                              path);
+        }
+        if (len == cap) {
+            uint8_t *nb = cap > SIZE_MAX / 2 ? NULL : realloc(buf, cap * 2);
+            if (!nb)
+                free(buf);
+            buf = nb, cap *= 2;
+            continue;
+        }
+        size_t got = fread(buf + len, 1, cap - len, f);
+        len += got;
+        if (!got)
+            break;
+    }
+    int bad = ferror(f);
+    fclose(f);
+    if (bad) {
+        free(buf);
+        return base_error(CAIRN_ERR_IO, "cannot read '%s'", path);
+    }
+    /* external data is relative to the model's folder */
+    char *dir = malloc(strlen(path) + 2);
+    if (!dir) {
+        free(buf);
+        return oom();
+    }
+    strcpy(dir, path);
+    char *slash = strrchr(dir, '/');
+    if (slash)
+        slash[slash == dir ? 1 : 0] = 0;
+    else
+        strcpy(dir, ".");
+    cairn_status_t s = onnx_model_load_buffer_bound(buf, len, dir, path, bound, n_bound, out);
+    free(dir);
+    free(buf);
+    return s;
+}
