@@ -364,7 +364,7 @@ cairn_status_t ir_infer_node(const ir_graph_t *g, const ir_node_t *n, int partia
     }
     for (int o = 0; o < n->n_outputs; o++)
         memset(&out_types[o], 0, sizeof out_types[o]);
-    ir_infer_ctx_t c = {g, n, partial, n->n_inputs, in_types, in_data, n->n_outputs, out_types};
+    ir_infer_ctx_t c = {g, n, partial, n->n_inputs, in_types, in_data, n->n_outputs, out_types, NULL};
     return ir_op_def(n->op)->infer(&c);
 }
 

@@ -82,6 +82,9 @@ typedef struct ir_infer_ctx {
     const void *const *in_data; /* constant payload of input i, or NULL */
     int n_out;
     ir_type_t *out;
+    /* Where ir_infer_value records which input's value was missing at plan
+     * time (so the runtime can specialise the plan on it); may be NULL. */
+    int *missing_input;
 } ir_infer_ctx_t;
 
 /* Cost of one execution with concrete shapes: FLOPs (a multiply-add is 2)

@@ -182,6 +182,8 @@ cairn_status_t ir_infer_error(const ir_infer_ctx_t *c, cairn_status_t s, const c
 const void *ir_infer_value(const ir_infer_ctx_t *c, int i)
 {
     const void *p = (i < c->n_in) ? c->in_data[i] : NULL;
+    if (!p && !c->partial && c->missing_input)
+        *c->missing_input = i;
     if (!p && !c->partial)
         base_error(CAIRN_ERR_UNSUPPORTED,
                    "input %d must be a constant or computable from shapes: cairn needs its "

@@ -179,9 +179,56 @@ static size_t assign_offsets(live_t *lv, int n)
     return peak;
 }
 
-cairn_status_t plan_build(const ir_graph_t *g, const ir_type_t *in_types, const kctx_t *k,
-                          plan_t **out)
+/* The graph input whose value, were it known, would let value v be
+ * computed at plan time: a walk back through producers of non-constant
+ * values to a small graph input that is not yet specialised. */
+static int find_value_input(const plan_t *p, int v)
 {
+    const ir_graph_t *g = p->graph;
+    int *stack = malloc(((size_t)g->n_values + 1) * sizeof(int));
+    unsigned char *seen = calloc((size_t)g->n_values + 1, 1);
+    int found = -1, top = 0;
+    if (!stack || !seen)
+        goto done;
+    stack[top++] = v;
+    seen[v] = 1;
+    while (top > 0 && found < 0) {
+        int w = stack[--top];
+        if (p->value_data[w])
+            continue;
+        const ir_value_t *val = &g->values[w];
+        if (val->kind == IR_VALUE_INPUT) {
+            int64_t n = ir_shape_numel(&p->types[w].shape);
+            if (n < 0 || n > PLAN_MAX_VALUE_INPUT)
+                continue;
+            for (int i = 0; i < g->n_inputs; i++)
+                if (g->inputs[i] == w)
+                    found = i;
+            continue;
+        }
+        if (val->producer < 0)
+            continue;
+        const ir_node_t *n = &g->nodes[val->producer];
+        for (int j = 0; j < n->n_inputs; j++) {
+            int u = n->inputs[j];
+            if (u >= 0 && !seen[u]) {
+                seen[u] = 1;
+                stack[top++] = u;
+            }
+        }
+    }
+done:
+    free(stack);
+    free(seen);
+    return found;
+}
+
+cairn_status_t plan_build(const ir_graph_t *g, const ir_type_t *in_types,
+                          const void *const *in_values, const kctx_t *k, plan_t **out,
+                          int *need_input)
+{
+    if (need_input)
+        *need_input = -1;
     cairn_status_t s = CAIRN_OK;
     plan_t *p = calloc(1, sizeof *p);
     if (!p)
@@ -220,6 +267,23 @@ cairn_status_t plan_build(const ir_graph_t *g, const ir_type_t *in_types, const 
     }
     if ((s = bind_inputs(p, in_types)) != CAIRN_OK)
         goto done;
+    for (int i = 0; in_values && i < g->n_inputs; i++) {
+        int v = g->inputs[i];
+        size_t bytes;
+        if (!in_values[i])
+            continue;
+        if ((s = type_bytes(&p->types[v], &bytes)) != CAIRN_OK)
+            goto done;
+        void *copy = base_aligned_alloc(bytes, BASE_ALIGN);
+        if (!copy) {
+            s = oom();
+            goto done;
+        }
+        if (bytes)
+            memcpy(copy, in_values[i], bytes);
+        p->value_data[v] = copy;
+        p->owned[v] = 1;
+    }
 
     /* inference, folding, steps */
     for (int i = 0; i < g->n_nodes; i++) {
@@ -241,8 +305,11 @@ cairn_status_t plan_build(const ir_graph_t *g, const ir_type_t *in_types, const 
                 all_const = 0;
         }
         memset(out_t, 0, sizeof(ir_type_t) * (size_t)n->n_outputs);
-        ir_infer_ctx_t c = {g, n, 0, n->n_inputs, in_t, in_d, n->n_outputs, out_t};
+        int missing = -1;
+        ir_infer_ctx_t c = {g, n, 0, n->n_inputs, in_t, in_d, n->n_outputs, out_t, &missing};
         if ((s = d->infer(&c)) != CAIRN_OK) {
+            if (need_input && missing >= 0 && n->inputs[missing] >= 0)
+                *need_input = find_value_input(p, n->inputs[missing]);
             base_error_prefix(s, "node '%s' (%s): ", n->name, d->name);
             goto done;
         }

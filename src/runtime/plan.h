@@ -60,9 +60,24 @@ typedef struct plan {
     unsigned char *out_copy; /* 1 if output i is copied at the end of a run */
 } plan_t;
 
-/* Builds a plan for input types in_types[graph input i] (concrete). */
-cairn_status_t plan_build(const ir_graph_t *g, const ir_type_t *in_types, const kctx_t *k,
-                          plan_t **out);
+/* Builds a plan for input types in_types[graph input i] (concrete).
+ *
+ * in_values (may be NULL) specialises the plan on the values of some
+ * inputs: where in_values[i] is non-NULL, graph input i's data are copied
+ * into the plan and treated as a constant while planning, so ops whose
+ * output shape depends on them (Reshape's shape, Slice's starts, ...) can be
+ * planned; the plan is then valid only for those values.
+ *
+ * When planning fails because an op needs the value of something computed
+ * from a graph input that is not specialised, *need_input (if given) is set
+ * to that input's index (else -1), so the caller can specialise on it and
+ * try again. */
+cairn_status_t plan_build(const ir_graph_t *g, const ir_type_t *in_types,
+                          const void *const *in_values, const kctx_t *k, plan_t **out,
+                          int *need_input);
+
+/* The largest input (in elements) the runtime specialises a plan on. */
+#define PLAN_MAX_VALUE_INPUT 4096
 void plan_destroy(plan_t *p);
 
 /* Runs the plan. in_data[i] is graph input i's data; out_data[i] is where

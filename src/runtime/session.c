@@ -19,6 +19,8 @@ struct cairn_session {
     plan_t *plan;
     ir_type_t *in_types;       /* the shapes the plan was built for */
     const void **in_data;      /* scratch for run: no allocation per run */
+    const void **in_values;    /* per input: data the plan is specialised on, or NULL */
+    unsigned char *value_input; /* inputs whose values the plan needs (found while planning) */
     void **out_data;
     const char **in_dim_names; /* CAIRN_MAX_RANK per input */
     const char **out_dim_names;
@@ -42,6 +44,8 @@ void cairn_session_destroy(cairn_session_t *s)
     ir_graph_destroy(s->graph);
     free(s->in_types);
     free(s->in_data);
+    free(s->in_values);
+    free(s->value_input);
     free(s->out_data);
     free(s->in_dim_names);
     free(s->out_dim_names);
@@ -78,10 +82,12 @@ cairn_status_t cairn_session_create(const cairn_graph_t *graph,
     int ni = g->n_inputs, no = g->n_outputs;
     s->in_types = calloc((size_t)ni + 1, sizeof *s->in_types);
     s->in_data = calloc((size_t)ni + 1, sizeof *s->in_data);
+    s->in_values = calloc((size_t)ni + 1, sizeof *s->in_values);
+    s->value_input = calloc((size_t)ni + 1, 1);
     s->out_data = calloc((size_t)no + 1, sizeof *s->out_data);
     s->in_dim_names = calloc(((size_t)ni + 1) * CAIRN_MAX_RANK, sizeof(char *));
     s->out_dim_names = calloc(((size_t)no + 1) * CAIRN_MAX_RANK, sizeof(char *));
-    if (!s->in_types || !s->in_data || !s->out_data || !s->in_dim_names || !s->out_dim_names) {
+    if (!s->in_types || !s->in_data || !s->in_values || !s->value_input || !s->out_data || !s->in_dim_names || !s->out_dim_names) {
         st = base_error(CAIRN_ERR_OUT_OF_MEMORY, "out of memory");
         goto fail;
     }
@@ -153,6 +159,11 @@ static int same_inputs(const cairn_session_t *s, const cairn_tensor_t *inputs)
         for (int d = 0; d < t->shape.rank; d++)
             if (t->shape.d[d] != inputs[i].shape[d])
                 return 0;
+        /* a plan specialised on an input's value holds only for that value */
+        const void *planned = s->plan->value_data[s->graph->inputs[i]];
+        if (s->value_input[i] && planned &&
+            memcmp(planned, inputs[i].data, cairn_tensor_bytes(&inputs[i])) != 0)
+            return 0;
     }
     return 1;
 }
@@ -198,7 +209,20 @@ static cairn_status_t session_run(cairn_session_t *s, const cairn_tensor_t *inpu
         }
         if (prof)
             profile_reset(prof); /* its steps described the old plan */
-        BASE_TRY(plan_build(g, s->in_types, &s->kctx, &s->plan));
+        /* Plan; where an op needs the value of a small input to
+         * know its output shape, specialise the plan on that input's value
+         * and plan again. Each round adds one input, so this ends. */
+        for (;;) {
+            int need = -1;
+            for (int i = 0; i < n_inputs; i++)
+                s->in_values[i] = s->value_input[i] ? inputs[i].data : NULL;
+            cairn_status_t st = plan_build(g, s->in_types, s->in_values, &s->kctx, &s->plan, &need);
+            if (st == CAIRN_OK)
+                break;
+            if (st != CAIRN_ERR_UNSUPPORTED || need < 0 || s->value_input[need])
+                return st;
+            s->value_input[need] = 1;
+        }
     }
     plan_t *p = s->plan;
     for (int o = 0; o < n_outputs; o++) {

@@ -191,8 +191,46 @@ static void test_concurrent_sessions(void)
     cairn_graph_destroy(g);
 }
 
+/* Reshape whose target shape is a graph input: the plan is specialised on
+ * the input's value and re-planned when the value changes. */
+static void test_value_specialised_plan(void)
+{
+    cairn_graph_t *g;
+    CHECK_OK(cairn_graph_create(&g));
+    cairn_value_id x, shp, y;
+    CHECK_OK(cairn_graph_add_input(g, "x", CAIRN_F32, 1, (int64_t[]){24}, NULL, &x));
+    CHECK_OK(cairn_graph_add_input(g, "shape", CAIRN_I64, 1, (int64_t[]){2}, NULL, &shp));
+    CHECK_OK(cairn_graph_add_node(g, "Reshape", "r", (cairn_value_id[]){x, shp}, 2, NULL, 0, &y,
+                                  1, NULL));
+    CHECK_OK(cairn_graph_mark_output(g, y));
+    cairn_session_t *s;
+    CHECK_OK(cairn_session_create(g, NULL, &s));
+    float xd[24];
+    for (int i = 0; i < 24; i++)
+        xd[i] = (float)i;
+    int64_t shapes[3][2] = {{4, 6}, {6, -1}, {4, 6}};
+    int64_t want[3][2] = {{4, 6}, {6, 4}, {4, 6}};
+    for (int r = 0; r < 3; r++) {
+        cairn_tensor_t in[2] = {{CAIRN_F32, 1, {24}, xd}, {CAIRN_I64, 1, {2}, shapes[r]}};
+        cairn_tensor_t out = {0};
+        CHECK_OK(cairn_session_run(s, in, 2, &out, 1));
+        CHECK_MSG(out.rank == 2 && out.shape[0] == want[r][0] && out.shape[1] == want[r][1],
+                  "run %d: got rank %d [%lld,%lld]", r, out.rank, (long long)out.shape[0],
+                  (long long)out.shape[1]);
+        CHECK(out.data && ((float *)out.data)[23] == 23.0f);
+    }
+    /* a value that does not fit is still a clear error */
+    int64_t bad[2] = {5, 5};
+    cairn_tensor_t in[2] = {{CAIRN_F32, 1, {24}, xd}, {CAIRN_I64, 1, {2}, bad}};
+    cairn_tensor_t out = {0};
+    CHECK_FAILS(cairn_session_run(s, in, 2, &out, 1), CAIRN_ERR_SHAPE, "[5,5]");
+    cairn_session_destroy(s);
+    cairn_graph_destroy(g);
+}
+
 int main(void)
 {
+    test_value_specialised_plan();
     test_arena_reuse();
     test_symbolic_rebind();
     test_concurrent_sessions();

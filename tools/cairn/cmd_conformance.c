@@ -264,50 +264,6 @@ static int run_compare(cairn_session_t *s, cairn_tensor_t *in, int n_in, const c
     return status;
 }
 
-/* The retry for a model whose plan needs an input's value (a Reshape shape,
- * Slice starts, ...): the integer inputs of this data set are bound as
- * constants, the model is loaded again, and the rest are fed. */
-static int run_bound(const char *model, cairn_session_t *s, cairn_tensor_t *in, int n_in,
-                     const conf_opts_t *o, const char *setdir, char **detail)
-{
-    onnx_bound_input_t *b = calloc((size_t)n_in, sizeof *b);
-    cairn_tensor_t *rest = calloc((size_t)n_in, sizeof *rest);
-    int nb = 0, nr = 0, status = CONF_UNSUPPORTED;
-    cairn_graph_t *g = NULL;
-    cairn_session_t *s2 = NULL;
-    if (!b || !rest)
-        goto done;
-    for (int i = 0; i < n_in; i++) {
-        const char *name = NULL;
-        cairn_session_input_info(s, i, &name, NULL, NULL, NULL, NULL);
-        if ((in[i].dtype == CAIRN_I64 || in[i].dtype == CAIRN_I32) && name)
-            b[nb].name = name, b[nb++].value = &in[i];
-        else
-            rest[nr++] = in[i];
-    }
-    if (!nb)
-        goto done;
-    cairn_status_t st = onnx_model_load_file(model, b, nb, &g);
-    cairn_session_options_t so = cairn_session_options_default();
-    so.threads = o->threads;
-    if (st == CAIRN_OK)
-        st = cairn_session_create(g, &so, &s2);
-    if (st != CAIRN_OK)
-        goto done;
-    char *d = NULL;
-    status = run_compare(s2, rest, nr, setdir, &d);
-    free(*detail);
-    *detail = status == CONF_PASS ? conf_fmt("integer inputs bound as constants") : d;
-    if (status == CONF_PASS)
-        free(d);
-done:
-    cairn_session_destroy(s2);
-    cairn_graph_destroy(g);
-    free(b);
-    free(rest);
-    return status;
-}
-
 /* Runs one data set; returns a status and sets *detail. */
 static int run_set(const char *model, cairn_session_t *s, const conf_opts_t *o,
                    const char *setdir, char **detail)
@@ -344,8 +300,6 @@ static int run_set(const char *model, cairn_session_t *s, const conf_opts_t *o,
         }
     }
     status = run_compare(s, in, n_in, setdir, detail);
-    if (status == CONF_UNSUPPORTED && *detail && strstr(*detail, "must be a constant"))
-        status = run_bound(model, s, in, n_in, o, setdir, detail);
 done:
     for (int i = 0; i < n_in; i++)
         free(in[i].data);

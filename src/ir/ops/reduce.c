@@ -356,7 +356,7 @@ cairn_status_t op_reduce_topk_infer(ir_infer_ctx_t *c)
                               "K (input 1) must be a 1-D tensor of one element, got rank %d%s",
                               ks->rank, ks->rank == 1 ? " with more than one element" : "");
     int64_t kk = IR_DIM_UNKNOWN;
-    const void *kp = c->in_data[1];
+    const void *kp = ir_infer_value(c, 1); /* records the need at plan time */
     if (!kp && !c->partial)
         return ir_infer_error(c, CAIRN_ERR_UNSUPPORTED,
                               "K (input 1) must be a constant (or computable from shapes): "
