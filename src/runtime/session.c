@@ -217,8 +217,10 @@ static cairn_status_t session_run(cairn_session_t *s, const cairn_tensor_t *inpu
             for (int i = 0; i < n_inputs; i++)
                 s->in_values[i] = s->value_input[i] ? inputs[i].data : NULL;
             cairn_status_t st = plan_build(g, s->in_types, s->in_values, &s->kctx, &s->plan, &need);
-            if (st == CAIRN_OK)
+            if (st == CAIRN_OK) {
+                base_error_clear(); /* an earlier round's message is no longer true */
                 break;
+            }
             if (st != CAIRN_ERR_UNSUPPORTED || need < 0 || s->value_input[need])
                 return st;
             s->value_input[need] = 1;
