@@ -13,7 +13,8 @@ typedef struct command {
 static const command_t commands[] = {
     {"info", cmd_info, "CPU model, features, ISA level chosen, caches, threads"},
     {"run", cmd_run, "run a model ('demo' or an .onnx file): latency, plan, outputs"},
-    {"calibrate", cmd_calibrate, "measure peak FLOP/s and memory bandwidth; write the machine file"},
+    {"calibrate", cmd_calibrate,
+     "measure peak FLOP/s and memory bandwidth; write the machine file"},
     {"bench", cmd_bench, "benchmark a kernel against peak and peers ('bench gemm')"},
 };
 
