@@ -62,7 +62,7 @@ static void put_rate(FILE *f, const char *key, double v, int last)
 {
     fprintf(f, "\"%s\": ", key);
     if (v > 0 && isfinite(v))
-        fprintf(f, "%.4g", v);
+        fprintf(f, "%.6g", v);
     else
         fputs("null", f);
     fputs(last ? "" : ", ", f);
