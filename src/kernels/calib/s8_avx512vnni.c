@@ -36,7 +36,12 @@ double calib_loop_s8_zmm(uint64_t iters)
         s,
         _mm512_add_epi32(_mm512_add_epi32(_mm512_add_epi32(a8, a9), _mm512_add_epi32(a10, a11)),
                          _mm512_add_epi32(_mm512_add_epi32(a12, a13), _mm512_add_epi32(a14, a15))));
-    volatile int sink = _mm512_reduce_add_epi32(s);
+    /* the wrapped sums are summed as unsigned: signed overflow is undefined */
+    unsigned lanes[16], sum = 0;
+    _mm512_storeu_si512(lanes, s);
+    for (int i = 0; i < 16; i++)
+        sum += lanes[i];
+    volatile unsigned sink = sum;
     (void)sink;
     return (double)iters * 16 * 128;
 }

@@ -29,9 +29,9 @@ double calib_loop_s8_ymm(uint64_t iters)
         _mm256_add_epi32(_mm256_add_epi32(_mm256_add_epi32(a0, a1), _mm256_add_epi32(a2, a3)),
                          _mm256_add_epi32(_mm256_add_epi32(a4, a5), _mm256_add_epi32(a6, a7)));
     s = _mm256_add_epi32(s, _mm256_add_epi32(_mm256_add_epi32(a8, a9), _mm256_add_epi32(a10, a11)));
-    int lanes[8];
+    unsigned lanes[8]; /* summed as unsigned: signed overflow is undefined */
     _mm256_storeu_si256((__m256i *)lanes, s);
-    volatile int sink = lanes[0] + lanes[7];
+    volatile unsigned sink = lanes[0] + lanes[7];
     (void)sink;
     return (double)iters * 12 * 64;
 }
