@@ -15,6 +15,9 @@ static const command_t commands[] = {
     {"run", cmd_run, "run a model ('demo' or an .onnx file): latency, plan, outputs"},
     {"profile", cmd_profile, "per-step time, roofline, counters, load balance, advice"},
     {"conformance", cmd_conformance, "run ONNX backend test folders: PASS/FAIL/UNSUPPORTED"},
+    {"calibrate", cmd_calibrate,
+     "measure peak FLOP/s and memory bandwidth; write the machine file"},
+    {"bench", cmd_bench, "benchmark a kernel against peak and peers ('bench gemm')"},
 };
 
 static void usage(FILE *f)
