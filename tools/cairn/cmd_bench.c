@@ -19,6 +19,7 @@
 #include "base/cpu.h"
 #include "base/threadpool.h"
 #include "cmd.h"
+#include "peaks.h"
 #include "kernels/gemm/gemm.h"
 #include "profile/machine.h"
 
@@ -411,63 +412,10 @@ typedef struct peak_info {
  * (quickly) and written to it. Messages go to stderr. */
 static int gemm_peak(int threads, peak_info_t *pk)
 {
-    char path[4096];
-    if (machine_file_path(path, sizeof path) != CAIRN_OK) {
-        fprintf(stderr, "cairn bench gemm: %s\n", cairn_last_error());
+    machine_peaks_t r;
+    if (tool_get_peaks("bench gemm", threads, 0, &r, pk->source, sizeof pk->source, stderr))
         return BENCH_FAIL;
-    }
-    machine_info_t m;
-    memset(&m, 0, sizeof m);
-    int on_disk = access(path, F_OK) == 0;
-    cairn_status_t s = on_disk ? machine_read(path, &m) : CAIRN_ERR_IO;
-    int exists = s == CAIRN_OK, writable = 1;
-    const base_cpu_t *c = base_cpu();
-    if (on_disk && s != CAIRN_OK) {
-        fprintf(stderr,
-                "cairn bench gemm: warning: %s; measuring the peak now without "
-                "rewriting it (run 'cairn calibrate' to replace it)\n",
-                cairn_last_error());
-        writable = 0;
-        memset(&m, 0, sizeof m);
-    } else if (exists && c->model[0] && strcmp(m.cpu, c->model)) {
-        fprintf(stderr,
-                "cairn bench gemm: the machine file %s was written on '%s', not this "
-                "'%s': calibrating again\n",
-                path, m.cpu, c->model);
-        memset(&m, 0, sizeof m);
-        exists = 0;
-    }
-    const machine_peaks_t *r = machine_find(&m, threads);
-    if (!r || !(r->f32_gflops > 0)) {
-        int list[2] = {1, threads};
-        int n = threads > 1 ? 2 : 1;
-        if (!exists) {
-            fprintf(stderr,
-                    "cairn bench gemm: no machine file at %s: running a quick "
-                    "calibration first ('cairn calibrate' measures more carefully)\n",
-                    path);
-        } else {
-            fprintf(stderr,
-                    "cairn bench gemm: the machine file has no peak for %d thread%s: "
-                    "measuring it now\n",
-                    threads, threads > 1 ? "s" : "");
-            list[0] = threads, n = 1;
-        }
-        /* memory bandwidth only when the file is new: bench needs compute */
-        if (calibrate_measure(list, n, 1, exists ? 0 : calibrate_default_mem_bytes(), &m, stderr) !=
-            0)
-            return BENCH_FAIL;
-        if (writable) {
-            if (machine_write(path, &m) != CAIRN_OK)
-                fprintf(stderr, "cairn bench gemm: warning: %s\n", cairn_last_error());
-            else
-                fprintf(stderr, "cairn bench gemm: wrote %s\n", path);
-        }
-        r = machine_find(&m, threads);
-    }
-    pk->gflops = r ? r->f32_gflops : 0;
-    snprintf(pk->source, sizeof pk->source, "%s%s%s%s", path, m.date[0] ? " (" : "", m.date,
-             m.date[0] ? ")" : "");
+    pk->gflops = r.f32_gflops;
     return BENCH_OK;
 }
 

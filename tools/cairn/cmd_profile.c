@@ -17,6 +17,7 @@
 #include "base/clock.h"
 #include "base/dtype.h"
 #include "cmd.h"
+#include "peaks.h"
 #include "model.h"
 #include "profile/profile.h"
 #include "profile/report.h"
@@ -207,56 +208,23 @@ static int prof_parse(int argc, char **argv, prof_opts_t *o)
 
 /* ---- the machine's roofs ---- */
 
-static double prof_seconds(uint64_t t0) { return (double)(base_now_ns() - t0) * 1e-9; }
 
-/* A quick estimate of the roofs, used until the machine file exists: the
- * best of a few 32 MiB memcpys (read + write counted) for bandwidth, and 64
- * independent f32 multiply-add chains (no FMA contraction under -std=c11)
- * for compute, scaled by the thread count. Takes about 50 ms. */
-static int prof_estimate_roof(int threads, profile_roof_t *out)
+/* The roofs for `threads`: the calibrated f32 peak (the ymm rate when the
+ * ISA in use stops below AVX-512) and memory bandwidth (triad, else copy),
+ * from the machine file or a quick calibration run now. */
+static int get_roof(const prof_opts_t *o, int threads, cairn_isa_t isa, profile_roof_t *out,
+                    char *src, size_t cap)
 {
-    size_t n = 32u << 20;
-    char *a = malloc(n), *b = malloc(n);
-    if (!a || !b) {
-        free(a), free(b);
+    machine_peaks_t r;
+    char where[4200];
+    if (tool_get_peaks(o->cmd, threads, 1, &r, where, sizeof where, o->err))
         return 0;
-    }
-    memset(a, 1, n), memset(b, 2, n);
-    double best = 1e30;
-    for (int r = 0; r < 3; r++) {
-        uint64_t t0 = base_now_ns();
-        memcpy(r % 2 ? a : b, r % 2 ? b : a, n);
-        double s = prof_seconds(t0);
-        if (s < best)
-            best = s;
-    }
-    out->peak_gbs = 2.0 * (double)n / best * 1e-9;
-    volatile char sink = a[n / 2];
-    (void)sink;
-    free(a), free(b);
-
-    float acc[64];
-    for (int j = 0; j < 64; j++)
-        acc[j] = (float)j * 1e-3f;
-    const float mul = 0.999999f, add = 1e-7f;
-    long iters = 200000;
-    uint64_t t0 = base_now_ns();
-    for (long k = 0; k < iters; k++)
-        for (int j = 0; j < 64; j++)
-            acc[j] = acc[j] * mul + add;
-    double s = prof_seconds(t0);
-    volatile float fsink = acc[7];
-    (void)fsink;
-    out->peak_gflops = 2.0 * 64.0 * (double)iters / (s > 0 ? s : 1e-9) * 1e-9 * threads;
+    int ymm = isa < CAIRN_ISA_AVX512 && r.f32_ymm_gflops > 0;
+    out->peak_gflops = ymm ? r.f32_ymm_gflops : r.f32_gflops;
+    out->peak_gbs = r.triad_gbs > 0 ? r.triad_gbs : r.copy_gbs;
+    snprintf(src, cap, "calibrated, %d thread%s, f32 %s: %s", threads, threads > 1 ? "s" : "",
+             ymm ? "ymm" : "best", where);
     return 1;
-}
-
-/* The peaks the steps are measured against, for this thread count.
- * TODO(integration): read the machine file (cairn calibrate) and fall back
- * to the estimate only when it is missing. */
-static int get_roof(int threads, profile_roof_t *out)
-{
-    return prof_estimate_roof(threads, out);
 }
 
 /* ---- inputs ---- */
@@ -402,16 +370,9 @@ static int prof_session(prof_opts_t *o, run_model_t *m)
     cairn_plan_info_t pi;
     cairn_session_plan_info(s, &pi);
     profile_roof_t roof;
-    if (!get_roof(pi.threads, &roof)) {
-        fprintf(o->err, "cairn %s: out of memory measuring the machine's roofs\n", o->cmd);
+    char roof_src[4400];
+    if (!get_roof(o, pi.threads, pi.isa, &roof, roof_src, sizeof roof_src))
         goto done;
-    }
-    char roof_src[160];
-    snprintf(roof_src, sizeof roof_src,
-             "estimated in a quick run for %d threads, run `cairn calibrate` for measured peaks",
-             pi.threads);
-    if (!o->json && !o->csv)
-        fprintf(o->err, "no calibration file: %s\n", roof_src);
     if (!o->no_counters)
         pc_warn_once(prof->pc, o->err);
     if (!profile_analyze(prof, &roof, &an)) {
