@@ -1,0 +1,241 @@
+/*
+ * AVX-512 f32 GEMM micro-kernel: a 14 x 32 tile of C held in 28 zmm
+ * accumulators (2 vectors of 16 per row), which leaves 4 registers for the
+ * two B vectors and the broadcast A element. Each k step issues 28 FMAs
+ * against 2 vector loads and 14 broadcast loads (folded into the FMAs as
+ * {1to16} memory operands), enough independent chains to cover the FMA
+ * latency on both ports. Edge tiles use masked loads and stores.
+ *
+ * This file is compiled with -mavx512f/bw/vl/dq -mfma and must only be
+ * called when the CPU has those features (the variant table sees to it).
+ */
+#include "kernels/gemm/gemm_f32_internal.h"
+
+#if defined(__x86_64__) && defined(__AVX512F__)
+#include <immintrin.h>
+
+#define MR 14
+#define NR 32
+
+#define ALWAYS_INLINE static inline __attribute__((always_inline))
+
+/* e^x, |rel err| ~ 2 ulp on the clamped range; exp(-inf..-87) -> ~1e-38. */
+ALWAYS_INLINE __m512 exp512(__m512 x)
+{
+    x = _mm512_min_ps(_mm512_max_ps(x, _mm512_set1_ps(-87.0f)), _mm512_set1_ps(88.0f));
+    __m512 n = _mm512_roundscale_ps(_mm512_mul_ps(x, _mm512_set1_ps(1.44269504088896341f)),
+                                    _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    /* r = x - n*ln2 with ln2 split so n*ln2_hi is exact */
+    __m512 r = _mm512_fnmadd_ps(n, _mm512_set1_ps(0.693145751953125f), x);
+    r = _mm512_fnmadd_ps(n, _mm512_set1_ps(1.428606765330187e-06f), r);
+    __m512 p = _mm512_set1_ps(1.0f / 5040.0f);
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.0f / 720.0f));
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.0f / 120.0f));
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.0f / 24.0f));
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.0f / 6.0f));
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(0.5f));
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.0f));
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.0f));
+    return _mm512_scalef_ps(p, n);
+}
+
+ALWAYS_INLINE __m512 sigmoid512(__m512 x)
+{
+    __m512 one = _mm512_set1_ps(1.0f);
+    return _mm512_div_ps(one, _mm512_add_ps(one, exp512(_mm512_sub_ps(_mm512_setzero_ps(), x))));
+}
+
+/* 1 + erf(x / sqrt 2) through erfc(|u|) = t*P(t)*exp(-u^2) (Abramowitz &
+ * Stegun 7.1.26, |err| <= 1.5e-7), which keeps the negative tail exact in
+ * relative terms instead of cancelling 1 - erf. */
+ALWAYS_INLINE __m512 one_plus_erf512(__m512 x)
+{
+    __m512 u = _mm512_mul_ps(_mm512_abs_ps(x), _mm512_set1_ps(0.70710678118654752f));
+    __m512 t = _mm512_div_ps(_mm512_set1_ps(1.0f),
+                             _mm512_fmadd_ps(u, _mm512_set1_ps(0.3275911f), _mm512_set1_ps(1.0f)));
+    __m512 p = _mm512_set1_ps(1.061405429f);
+    p = _mm512_fmadd_ps(p, t, _mm512_set1_ps(-1.453152027f));
+    p = _mm512_fmadd_ps(p, t, _mm512_set1_ps(1.421413741f));
+    p = _mm512_fmadd_ps(p, t, _mm512_set1_ps(-0.284496736f));
+    p = _mm512_fmadd_ps(p, t, _mm512_set1_ps(0.254829592f));
+    p = _mm512_mul_ps(p, t);
+    __m512 erfc = _mm512_mul_ps(p, exp512(_mm512_sub_ps(_mm512_setzero_ps(), _mm512_mul_ps(u, u))));
+    __mmask16 neg = _mm512_cmp_ps_mask(x, _mm512_setzero_ps(), _CMP_LT_OQ);
+    return _mm512_mask_blend_ps(neg, _mm512_sub_ps(_mm512_set1_ps(2.0f), erfc), erfc);
+}
+
+static __m512 act512(__m512 v, const gemm_tile_epi_t *e)
+{
+    switch (e->act) {
+    case GEMM_ACT_NONE:
+        return v;
+    case GEMM_ACT_RELU:
+        return _mm512_max_ps(v, _mm512_setzero_ps());
+    case GEMM_ACT_GELU_ERF:
+        return _mm512_mul_ps(_mm512_mul_ps(v, _mm512_set1_ps(0.5f)), one_plus_erf512(v));
+    case GEMM_ACT_GELU_TANH: {
+        /* x/2 (1 + tanh z) = x * sigmoid(2z) */
+        __m512 v3 = _mm512_mul_ps(_mm512_mul_ps(v, v), v);
+        __m512 z = _mm512_fmadd_ps(v3, _mm512_set1_ps(0.044715f), v);
+        z = _mm512_mul_ps(z, _mm512_set1_ps(2.0f * 0.7978845608028654f));
+        return _mm512_mul_ps(v, sigmoid512(z));
+    }
+    case GEMM_ACT_SILU:
+        return _mm512_mul_ps(v, sigmoid512(v));
+    case GEMM_ACT_SIGMOID:
+        return sigmoid512(v);
+    case GEMM_ACT_CLIP:
+        return _mm512_min_ps(_mm512_max_ps(v, _mm512_set1_ps(e->lo)), _mm512_set1_ps(e->hi));
+    }
+    return v;
+}
+
+/* The epilogue over a finished tile t (alpha already applied) kept on the
+ * stack next to the registers, then the only store to C. */
+static void epi_store(const float *t, float *C, int64_t ldc, int m, int n, float beta,
+                      const gemm_tile_epi_t *e)
+{
+    for (int r = 0; r < m; r++) {
+        for (int c0 = 0; c0 < n; c0 += 16) {
+            int w = n - c0 < 16 ? n - c0 : 16;
+            __mmask16 mk = (__mmask16)((1u << w) - 1u);
+            __m512 v = _mm512_loadu_ps(t + r * NR + c0);
+            float *cp = C + r * ldc + c0;
+            if (beta != 0.0f)
+                v = _mm512_fmadd_ps(_mm512_set1_ps(beta), _mm512_maskz_loadu_ps(mk, cp), v);
+            if (e->bias_row)
+                v = _mm512_add_ps(v, _mm512_set1_ps(e->bias_row[r]));
+            if (e->bias_col)
+                v = _mm512_add_ps(v, _mm512_maskz_loadu_ps(mk, e->bias_col + c0));
+            v = act512(v, e);
+            if (e->scale != 1.0f)
+                v = _mm512_mul_ps(v, _mm512_set1_ps(e->scale));
+            if (e->res)
+                v = _mm512_add_ps(v, _mm512_maskz_loadu_ps(mk, e->res + r * e->ldr + c0));
+            _mm512_mask_storeu_ps(cp, mk, v);
+        }
+    }
+}
+
+/* Final store of the accumulators: alpha, beta, epilogue, masks. */
+ALWAYS_INLINE void store_tile(__m512 acc[MR][2], int rows, float *C, int64_t ldc, int m, int n,
+                              float alpha, float beta, const gemm_tile_epi_t *e)
+{
+    __m512 va = _mm512_set1_ps(alpha);
+    if (e) {
+        float t[MR * NR] __attribute__((aligned(64)));
+        for (int r = 0; r < rows; r++) {
+            _mm512_store_ps(t + r * NR, _mm512_mul_ps(va, acc[r][0]));
+            _mm512_store_ps(t + r * NR + 16, _mm512_mul_ps(va, acc[r][1]));
+        }
+        epi_store(t, C, ldc, m, n, beta, e);
+        return;
+    }
+    __mmask16 m0 = n >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << n) - 1u);
+    __mmask16 m1 = n >= 32 ? (__mmask16)0xFFFF : n > 16 ? (__mmask16)((1u << (n - 16)) - 1u) : 0;
+    __m512 vb = _mm512_set1_ps(beta);
+#pragma GCC unroll 16
+    for (int r = 0; r < rows; r++) {
+        if (r < m) {
+            float *cp = C + r * ldc;
+            __m512 v0 = _mm512_mul_ps(va, acc[r][0]);
+            __m512 v1 = _mm512_mul_ps(va, acc[r][1]);
+            if (beta != 0.0f) {
+                v0 = _mm512_fmadd_ps(vb, _mm512_maskz_loadu_ps(m0, cp), v0);
+                v1 = _mm512_fmadd_ps(vb, _mm512_maskz_loadu_ps(m1, cp + 16), v1);
+            }
+            _mm512_mask_storeu_ps(cp, m0, v0);
+            _mm512_mask_storeu_ps(cp + 16, m1, v1);
+        }
+    }
+}
+
+/* Packed panels: A[k*MR + r], B[k*NR + c], all in bounds. */
+static void kernel_packed(int64_t kc, const float *A, const float *B, float *C, int64_t ldc, int m,
+                          int n, float alpha, float beta, const gemm_tile_epi_t *e)
+{
+    __m512 acc[MR][2];
+#pragma GCC unroll 16
+    for (int r = 0; r < MR; r++)
+        acc[r][0] = acc[r][1] = _mm512_setzero_ps();
+    /* the C tile is written once at the end: ask for its lines now */
+    for (int r = 0; r < m; r++) {
+        _mm_prefetch((const char *)(C + r * ldc), _MM_HINT_T0);
+        _mm_prefetch((const char *)(C + r * ldc + 16), _MM_HINT_T0);
+    }
+    for (int64_t k = 0; k < kc; k++) {
+        __m512 b0 = _mm512_load_ps(B);
+        __m512 b1 = _mm512_load_ps(B + 16);
+        _mm_prefetch((const char *)(A + 16 * MR), _MM_HINT_T0);
+#pragma GCC unroll 16
+        for (int r = 0; r < MR; r++) {
+            __m512 a = _mm512_set1_ps(A[r]);
+            acc[r][0] = _mm512_fmadd_ps(a, b0, acc[r][0]);
+            acc[r][1] = _mm512_fmadd_ps(a, b1, acc[r][1]);
+        }
+        A += MR;
+        B += NR;
+    }
+    store_tile(acc, MR, C, ldc, m, n, alpha, beta, e);
+}
+
+/* Unpacked operands for ROWS rows (a compile-time count so the loops
+ * unroll): never reads past row m or column n. */
+ALWAYS_INLINE void kernel_direct(const int ROWS, int64_t kc, const float *A, int64_t rs_a,
+                                 int64_t cs_a, const float *B, int64_t ldb, float *C, int64_t ldc,
+                                 int m, int n, float alpha, float beta, const gemm_tile_epi_t *e)
+{
+    __m512 acc[MR][2];
+    const float *ar[MR];
+#pragma GCC unroll 16
+    for (int r = 0; r < ROWS; r++) {
+        acc[r][0] = acc[r][1] = _mm512_setzero_ps();
+        ar[r] = A + (r < m ? r : m - 1) * rs_a;
+    }
+    __mmask16 m0 = n >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << n) - 1u);
+    __mmask16 m1 = n >= 32 ? (__mmask16)0xFFFF : n > 16 ? (__mmask16)((1u << (n - 16)) - 1u) : 0;
+    for (int64_t k = 0; k < kc; k++) {
+        __m512 b0 = _mm512_maskz_loadu_ps(m0, B);
+        __m512 b1 = _mm512_maskz_loadu_ps(m1, B + 16);
+        int64_t ka = k * cs_a;
+#pragma GCC unroll 16
+        for (int r = 0; r < ROWS; r++) {
+            __m512 a = _mm512_set1_ps(ar[r][ka]);
+            acc[r][0] = _mm512_fmadd_ps(a, b0, acc[r][0]);
+            acc[r][1] = _mm512_fmadd_ps(a, b1, acc[r][1]);
+        }
+        B += ldb;
+    }
+    store_tile(acc, ROWS, C, ldc, m, n, alpha, beta, e);
+}
+
+void gemm_f32_ukernel_14x32_avx512(int64_t kc, const float *A, int64_t rs_a, int64_t cs_a,
+                                   const float *B, int64_t ldb, float *C, int64_t ldc, int m,
+                                   int n, float alpha, float beta, const gemm_tile_epi_t *e)
+{
+    if (rs_a == 0) {
+        kernel_packed(kc, A, B, C, ldc, m, n, alpha, beta, e);
+        return;
+    }
+    if (m <= 1)
+        kernel_direct(1, kc, A, rs_a, cs_a, B, ldb, C, ldc, m, n, alpha, beta, e);
+    else if (m <= 2)
+        kernel_direct(2, kc, A, rs_a, cs_a, B, ldb, C, ldc, m, n, alpha, beta, e);
+    else if (m <= 4)
+        kernel_direct(4, kc, A, rs_a, cs_a, B, ldb, C, ldc, m, n, alpha, beta, e);
+    else if (m <= 8)
+        kernel_direct(8, kc, A, rs_a, cs_a, B, ldb, C, ldc, m, n, alpha, beta, e);
+    else
+        kernel_direct(MR, kc, A, rs_a, cs_a, B, ldb, C, ldc, m, n, alpha, beta, e);
+}
+
+#else
+/* Not an AVX-512 build: the table never selects this variant. */
+void gemm_f32_ukernel_14x32_avx512(int64_t kc, const float *A, int64_t rs_a, int64_t cs_a,
+                                   const float *B, int64_t ldb, float *C, int64_t ldc, int m,
+                                   int n, float alpha, float beta, const gemm_tile_epi_t *e)
+{
+    (void)kc, (void)A, (void)rs_a, (void)cs_a, (void)B, (void)ldb, (void)C, (void)ldc, (void)m;
+    (void)n, (void)alpha, (void)beta, (void)e;
+}
+#endif
