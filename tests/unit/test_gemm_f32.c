@@ -224,6 +224,9 @@ static void sweep_variant(const gemm_f32_variant_t *v)
     run_case(&big2);
     gcase_t big3 = {v, VIA_VARIANT, 2, 0, 0, 3, bl.nc + 29, 2 * kc + 1, 0.25f, 0, 0, NULL, 0};
     run_case(&big3);
+    /* few rows, N wider than the few-row path's cache chunk */
+    gcase_t wide = {v, VIA_VARIANT, 2, 1, 0, 16, 8209, 11, 1, 0.5f, 1, NULL, 0};
+    run_case(&wide);
     /* K == 0: C = beta*C (and zero for beta == 0) */
     for (int b = 0; b < 2; b++) {
         gcase_t c0 = {v, VIA_VARIANT, 1, 0, b, 5, 40, 0, 1, (float)b * 0.5f, 1, NULL, 0};

@@ -2,14 +2,16 @@
  * The f32 GEMM driver: BLIS's five loops around a register-blocked
  * micro-kernel.
  *
- *   for jc in N by NC          B block (KC x NC) lives in L3
- *     for pc in K by KC        pack op(B) block into NR-column panels
- *       for ic in M by MC      pack op(A) block into MR-row panels (L2)
- *         for jr in NC by NR   one B micro-panel, reused from L1 ...
- *           for ir in MC by MR ... against every A micro-panel
+ *   for jc in N by NC
+ *     for pc in K by KC        pack op(B) block into NR-column panels (L2)
+ *       for ic in M by MC      pack op(A) block into MR-row panels
+ *         for ir in MC by MR   one A micro-panel, kept in L1 ...
+ *           for jr in NC by NR ... against every B micro-panel of the block
  *
- * KC is chosen so a KC x NR B micro-panel takes ~70% of L1D, MC so the
- * packed A block takes half of L2 (cache sizes from base_cpu()). The first
+ * KC is chosen so a KC x NR B micro-panel takes ~70% of L1D, NC so the
+ * packed B block takes half of L2, MC a quarter of L2 (cache sizes from
+ * base_cpu()); on the Xeon here KC=256, NC=1024, MC=504, which measured
+ * best among the neighbouring choices. The first
  * KC slice applies beta, later ones accumulate, and only the last applies
  * the fused epilogue, so C is touched once per KC slice.
  *
@@ -31,7 +33,6 @@
 #include <math.h>
 #include <stdatomic.h>
 #include <string.h>
-#include <stdlib.h>
 
 float gemm_act_apply_f32(gemm_act_t act, float x, float lo, float hi)
 {
@@ -65,21 +66,19 @@ void gemm_f32_blocking(const gemm_f32_variant_t *v, gemm_blocking_t *b)
         kc = 64;
     if (kc > 1024)
         kc = 1024;
-    int64_t mc = (int64_t)(l2 / 2 / ((size_t)kc * sizeof(float)));
+    /* the packed B block (KC x NC) stays in half of L2 while A micro-panels
+     * (MR x KC, in L1) sweep across it; the A block (MC x KC) takes a quarter */
+    int64_t nc = (int64_t)(l2 / 2 / ((size_t)kc * sizeof(float)));
+    nc = nc / v->nr * v->nr;
+    if (nc < v->nr)
+        nc = v->nr;
+    int64_t mc = (int64_t)(l2 / 4 / ((size_t)kc * sizeof(float)));
     mc = mc / v->mr * v->mr;
     if (mc < v->mr)
         mc = v->mr;
-    if (mc > 4096)
-        mc = 4096 / v->mr * v->mr;
     b->kc = kc;
     b->mc = mc;
-    b->nc = 4096 / v->nr * v->nr;
-    { /* TEMP tuning */
-        const char *e;
-        if ((e = getenv("GKC"))) b->kc = atoi(e);
-        if ((e = getenv("GMC"))) b->mc = atoi(e);
-        if ((e = getenv("GNC"))) b->nc = atoi(e);
-    }
+    b->nc = nc;
 }
 
 /* ---- workspace slots, kept for the life of the process ---- */
@@ -183,14 +182,14 @@ static void run_packed_range(const gjob_t *j, int64_t m0, int64_t m1, int64_t n0
             for (int64_t ic = m0; ic < m1; ic += j->bl.mc) {
                 int64_t mc = min64(j->bl.mc, m1 - ic);
                 gemm_f32_pack_a(j->ta, j->A, j->lda, ic, pc, mc, kc, mr, abuf);
-                for (int64_t jr = 0; jr < nc; jr += nr) {
-                    int n = (int)min64(nr, nc - jr);
-                    for (int64_t ir = 0; ir < mc; ir += mr) {
+                for (int64_t ir = 0; ir < mc; ir += mr) {
+                    int m = (int)min64(mr, mc - ir);
+                    for (int64_t jr = 0; jr < nc; jr += nr) {
                         const gemm_tile_epi_t *e =
                             last ? tile_epi(j->epi, ic + ir, jc + jr, &te) : NULL;
                         v->uk(kc, abuf + ir * kc, 0, mr, bp + jr * kc, nr,
-                              j->C + (ic + ir) * j->ldc + jc + jr, j->ldc, (int)min64(mr, mc - ir),
-                              n, j->alpha, beta, e);
+                              j->C + (ic + ir) * j->ldc + jc + jr, j->ldc, m,
+                              (int)min64(nr, nc - jr), j->alpha, beta, e);
                     }
                 }
             }
@@ -204,6 +203,15 @@ static void run_direct_range(const gjob_t *j, int64_t m0, int64_t m1, int64_t n0
     const gemm_f32_variant_t *v = j->v;
     const int nr = v->nr;
     int64_t rs_a = j->ta ? 1 : (j->lda > 0 ? j->lda : 1), cs_a = j->ta ? j->lda : 1;
+    if (v->smallm && !j->epi && m1 - m0 <= 16) {
+        /* C (m x NCH) stays in a quarter of L2 while B streams through */
+        size_t l2 = base_cpu()->l2 ? base_cpu()->l2 : 1024 * 1024;
+        int64_t nch = (int64_t)(l2 / 4 / ((size_t)(m1 - m0) * sizeof(float))) / 16 * 16;
+        for (int64_t jc = n0; jc < n1; jc += nch)
+            v->smallm((int)(m1 - m0), min64(nch, n1 - jc), j->K, j->alpha, j->A + m0 * rs_a,
+                      rs_a, cs_a, j->B + jc, j->ldb, j->beta, j->C + m0 * j->ldc + jc, j->ldc);
+        return;
+    }
     /* even row blocks of at most MR rows: 16 rows run as 8 + 8, not 14 + 2 */
     int64_t rows = m1 - m0, nb = (rows + v->mr - 1) / v->mr;
     int64_t rb = nb ? (rows + nb - 1) / nb : 1;

@@ -35,11 +35,20 @@ typedef void (*gemm_f32_ukernel_fn)(int64_t kc, const float *A, int64_t rs_a, in
                                     const float *B, int64_t ldb, float *C, int64_t ldc, int m,
                                     int n, float alpha, float beta, const gemm_tile_epi_t *e);
 
+/* Few-row GEMM without an epilogue (m <= 16, op(B) = B, columns [0, n)):
+ * C = alpha * A B + beta * C, streaming B row by row while the m x n block
+ * of C stays in cache, so B (the big operand of decode-style products) is
+ * read once, sequentially. A is read as a(r,k) = A[r*rs_a + k*cs_a]. */
+typedef void (*gemm_f32_smallm_fn)(int m, int64_t n, int64_t K, float alpha, const float *A,
+                                   int64_t rs_a, int64_t cs_a, const float *B, int64_t ldb,
+                                   float beta, float *C, int64_t ldc);
+
 typedef struct gemm_f32_variant {
     const char *name;
     cairn_isa_t isa; /* the ISA level it needs */
     int mr, nr;
     gemm_f32_ukernel_fn uk;
+    gemm_f32_smallm_fn smallm; /* NULL: the micro-kernel in direct mode */
 } gemm_f32_variant_t;
 
 /* Best first. */
@@ -85,6 +94,9 @@ void gemm_f32_ukernel_ref_4x16(int64_t kc, const float *A, int64_t rs_a, int64_t
 void gemm_f32_ukernel_6x16_avx2(int64_t kc, const float *A, int64_t rs_a, int64_t cs_a,
                                 const float *B, int64_t ldb, float *C, int64_t ldc, int m, int n,
                                 float alpha, float beta, const gemm_tile_epi_t *e);
+void gemm_f32_smallm_avx512(int m, int64_t n, int64_t K, float alpha, const float *A,
+                             int64_t rs_a, int64_t cs_a, const float *B, int64_t ldb, float beta,
+                             float *C, int64_t ldc);
 void gemm_f32_ukernel_14x32_avx512(int64_t kc, const float *A, int64_t rs_a, int64_t cs_a,
                                    const float *B, int64_t ldb, float *C, int64_t ldc, int m,
                                    int n, float alpha, float beta, const gemm_tile_epi_t *e);

@@ -229,6 +229,72 @@ void gemm_f32_ukernel_14x32_avx512(int64_t kc, const float *A, int64_t rs_a, int
         kernel_direct(MR, kc, A, rs_a, cs_a, B, ldb, C, ldc, m, n, alpha, beta, e);
 }
 
+/* See gemm_f32_smallm_fn. K is taken 8 rows of B at a time: each C vector
+ * is loaded and stored once per 8 FMAs, and the 8 B rows are 8 sequential
+ * streams the hardware prefetcher follows. */
+void gemm_f32_smallm_avx512(int m, int64_t n, int64_t K, float alpha, const float *A,
+                            int64_t rs_a, int64_t cs_a, const float *B, int64_t ldb, float beta,
+                            float *C, int64_t ldc)
+{
+    for (int r = 0; r < m; r++) {
+        float *cr = C + r * ldc;
+        for (int64_t j = 0; j < n; j += 16) {
+            __mmask16 mk = n - j >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << (n - j)) - 1u);
+            __m512 v = beta == 0.0f ? _mm512_setzero_ps()
+                                    : _mm512_mul_ps(_mm512_set1_ps(beta),
+                                                    _mm512_maskz_loadu_ps(mk, cr + j));
+            _mm512_mask_storeu_ps(cr + j, mk, v);
+        }
+    }
+    float aa[8][16];
+    int64_t k0 = 0;
+    for (; k0 + 8 <= K; k0 += 8) {
+        for (int i = 0; i < 8; i++)
+            for (int r = 0; r < m; r++)
+                aa[i][r] = alpha * A[r * rs_a + (k0 + i) * cs_a];
+        const float *b = B + k0 * ldb;
+        for (int64_t j = 0; j < n; j += 16) {
+            __mmask16 mk = n - j >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << (n - j)) - 1u);
+            __m512 b0 = _mm512_maskz_loadu_ps(mk, b + j);
+            __m512 b1 = _mm512_maskz_loadu_ps(mk, b + ldb + j);
+            __m512 b2 = _mm512_maskz_loadu_ps(mk, b + 2 * ldb + j);
+            __m512 b3 = _mm512_maskz_loadu_ps(mk, b + 3 * ldb + j);
+            __m512 b4 = _mm512_maskz_loadu_ps(mk, b + 4 * ldb + j);
+            __m512 b5 = _mm512_maskz_loadu_ps(mk, b + 5 * ldb + j);
+            __m512 b6 = _mm512_maskz_loadu_ps(mk, b + 6 * ldb + j);
+            __m512 b7 = _mm512_maskz_loadu_ps(mk, b + 7 * ldb + j);
+            for (int r = 0; r < m; r++) {
+                float *cp = C + r * ldc + j;
+                __m512 c = _mm512_maskz_loadu_ps(mk, cp);
+                __m512 c2 = _mm512_mul_ps(_mm512_set1_ps(aa[4][r]), b4);
+                c = _mm512_fmadd_ps(_mm512_set1_ps(aa[0][r]), b0, c);
+                c2 = _mm512_fmadd_ps(_mm512_set1_ps(aa[5][r]), b5, c2);
+                c = _mm512_fmadd_ps(_mm512_set1_ps(aa[1][r]), b1, c);
+                c2 = _mm512_fmadd_ps(_mm512_set1_ps(aa[6][r]), b6, c2);
+                c = _mm512_fmadd_ps(_mm512_set1_ps(aa[2][r]), b2, c);
+                c2 = _mm512_fmadd_ps(_mm512_set1_ps(aa[7][r]), b7, c2);
+                c = _mm512_fmadd_ps(_mm512_set1_ps(aa[3][r]), b3, c);
+                _mm512_mask_storeu_ps(cp, mk, _mm512_add_ps(c, c2));
+            }
+        }
+    }
+    for (; k0 < K; k0++) {
+        for (int r = 0; r < m; r++)
+            aa[0][r] = alpha * A[r * rs_a + k0 * cs_a];
+        const float *b = B + k0 * ldb;
+        for (int64_t j = 0; j < n; j += 16) {
+            __mmask16 mk = n - j >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << (n - j)) - 1u);
+            __m512 b0 = _mm512_maskz_loadu_ps(mk, b + j);
+            for (int r = 0; r < m; r++) {
+                float *cp = C + r * ldc + j;
+                __m512 c = _mm512_maskz_loadu_ps(mk, cp);
+                c = _mm512_fmadd_ps(_mm512_set1_ps(aa[0][r]), b0, c);
+                _mm512_mask_storeu_ps(cp, mk, c);
+            }
+        }
+    }
+}
+
 #else
 /* Not an AVX-512 build: the table never selects this variant. */
 void gemm_f32_ukernel_14x32_avx512(int64_t kc, const float *A, int64_t rs_a, int64_t cs_a,
@@ -237,5 +303,12 @@ void gemm_f32_ukernel_14x32_avx512(int64_t kc, const float *A, int64_t rs_a, int
 {
     (void)kc, (void)A, (void)rs_a, (void)cs_a, (void)B, (void)ldb, (void)C, (void)ldc, (void)m;
     (void)n, (void)alpha, (void)beta, (void)e;
+}
+void gemm_f32_smallm_avx512(int m, int64_t n, int64_t K, float alpha, const float *A,
+                            int64_t rs_a, int64_t cs_a, const float *B, int64_t ldb, float beta,
+                            float *C, int64_t ldc)
+{
+    (void)m, (void)n, (void)K, (void)alpha, (void)A, (void)rs_a, (void)cs_a, (void)B, (void)ldb;
+    (void)beta, (void)C, (void)ldc;
 }
 #endif
