@@ -166,7 +166,6 @@ static void kernel_packed(int64_t kc, const float *A, const float *B, float *C, 
     for (int64_t k = 0; k < kc; k++) {
         __m512 b0 = _mm512_load_ps(B);
         __m512 b1 = _mm512_load_ps(B + 16);
-        _mm_prefetch((const char *)(A + 16 * MR), _MM_HINT_T0);
 #pragma GCC unroll 16
         for (int r = 0; r < MR; r++) {
             __m512 a = _mm512_set1_ps(A[r]);
