@@ -14,8 +14,13 @@
 #if defined(__x86_64__) && defined(__AVX512F__)
 #include <immintrin.h>
 
+#ifndef MR
 #define MR 14
-#define NR 32
+#endif
+#ifndef NV
+#define NV 2 /* vectors of 16 per row */
+#endif
+#define NR (16 * NV)
 
 #define ALWAYS_INLINE static inline __attribute__((always_inline))
 
@@ -117,35 +122,40 @@ static void epi_store(const float *t, float *C, int64_t ldc, int m, int n, float
     }
 }
 
+/* lanes [0, w) of a 16-lane vector, w clamped to [0, 16] */
+ALWAYS_INLINE __mmask16 lanes(int w)
+{
+    return w >= 16 ? (__mmask16)0xFFFF : w <= 0 ? (__mmask16)0 : (__mmask16)((1u << w) - 1u);
+}
+
 /* Final store of the accumulators: alpha, beta, epilogue, masks. */
-ALWAYS_INLINE void store_tile(__m512 acc[MR][2], int rows, float *C, int64_t ldc, int m, int n,
+ALWAYS_INLINE void store_tile(__m512 acc[MR][NV], int rows, float *C, int64_t ldc, int m, int n,
                               float alpha, float beta, const gemm_tile_epi_t *e)
 {
     __m512 va = _mm512_set1_ps(alpha);
     if (e) {
         float t[MR * NR] __attribute__((aligned(64)));
-        for (int r = 0; r < rows; r++) {
-            _mm512_store_ps(t + r * NR, _mm512_mul_ps(va, acc[r][0]));
-            _mm512_store_ps(t + r * NR + 16, _mm512_mul_ps(va, acc[r][1]));
-        }
+        for (int r = 0; r < rows; r++)
+            for (int v = 0; v < NV; v++)
+                _mm512_store_ps(t + r * NR + 16 * v, _mm512_mul_ps(va, acc[r][v]));
         epi_store(t, C, ldc, m, n, beta, e);
         return;
     }
-    __mmask16 m0 = n >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << n) - 1u);
-    __mmask16 m1 = n >= 32 ? (__mmask16)0xFFFF : n > 16 ? (__mmask16)((1u << (n - 16)) - 1u) : 0;
+    __mmask16 mk[NV];
+    for (int v = 0; v < NV; v++)
+        mk[v] = lanes(n - 16 * v);
     __m512 vb = _mm512_set1_ps(beta);
 #pragma GCC unroll 16
     for (int r = 0; r < rows; r++) {
         if (r < m) {
             float *cp = C + r * ldc;
-            __m512 v0 = _mm512_mul_ps(va, acc[r][0]);
-            __m512 v1 = _mm512_mul_ps(va, acc[r][1]);
-            if (beta != 0.0f) {
-                v0 = _mm512_fmadd_ps(vb, _mm512_maskz_loadu_ps(m0, cp), v0);
-                v1 = _mm512_fmadd_ps(vb, _mm512_maskz_loadu_ps(m1, cp + 16), v1);
+#pragma GCC unroll 4
+            for (int v = 0; v < NV; v++) {
+                __m512 x = _mm512_mul_ps(va, acc[r][v]);
+                if (beta != 0.0f)
+                    x = _mm512_fmadd_ps(vb, _mm512_maskz_loadu_ps(mk[v], cp + 16 * v), x);
+                _mm512_mask_storeu_ps(cp + 16 * v, mk[v], x);
             }
-            _mm512_mask_storeu_ps(cp, m0, v0);
-            _mm512_mask_storeu_ps(cp + 16, m1, v1);
         }
     }
 }
@@ -154,23 +164,27 @@ ALWAYS_INLINE void store_tile(__m512 acc[MR][2], int rows, float *C, int64_t ldc
 static void kernel_packed(int64_t kc, const float *A, const float *B, float *C, int64_t ldc, int m,
                           int n, float alpha, float beta, const gemm_tile_epi_t *e)
 {
-    __m512 acc[MR][2];
+    __m512 acc[MR][NV];
 #pragma GCC unroll 16
     for (int r = 0; r < MR; r++)
-        acc[r][0] = acc[r][1] = _mm512_setzero_ps();
+#pragma GCC unroll 4
+        for (int v = 0; v < NV; v++)
+            acc[r][v] = _mm512_setzero_ps();
     /* the C tile is written once at the end: ask for its lines now */
-    for (int r = 0; r < m; r++) {
-        _mm_prefetch((const char *)(C + r * ldc), _MM_HINT_T0);
-        _mm_prefetch((const char *)(C + r * ldc + 16), _MM_HINT_T0);
-    }
+    for (int r = 0; r < m; r++)
+        for (int v = 0; v < NV; v++)
+            _mm_prefetch((const char *)(C + r * ldc + 16 * v), _MM_HINT_T0);
     for (int64_t k = 0; k < kc; k++) {
-        __m512 b0 = _mm512_load_ps(B);
-        __m512 b1 = _mm512_load_ps(B + 16);
+        __m512 b[NV];
+#pragma GCC unroll 4
+        for (int v = 0; v < NV; v++)
+            b[v] = _mm512_load_ps(B + 16 * v);
 #pragma GCC unroll 16
         for (int r = 0; r < MR; r++) {
             __m512 a = _mm512_set1_ps(A[r]);
-            acc[r][0] = _mm512_fmadd_ps(a, b0, acc[r][0]);
-            acc[r][1] = _mm512_fmadd_ps(a, b1, acc[r][1]);
+#pragma GCC unroll 4
+            for (int v = 0; v < NV; v++)
+                acc[r][v] = _mm512_fmadd_ps(a, b[v], acc[r][v]);
         }
         A += MR;
         B += NR;
@@ -184,24 +198,30 @@ ALWAYS_INLINE void kernel_direct(const int ROWS, int64_t kc, const float *A, int
                                  int64_t cs_a, const float *B, int64_t ldb, float *C, int64_t ldc,
                                  int m, int n, float alpha, float beta, const gemm_tile_epi_t *e)
 {
-    __m512 acc[MR][2];
+    __m512 acc[MR][NV];
     const float *ar[MR];
 #pragma GCC unroll 16
     for (int r = 0; r < ROWS; r++) {
-        acc[r][0] = acc[r][1] = _mm512_setzero_ps();
+#pragma GCC unroll 4
+        for (int v = 0; v < NV; v++)
+            acc[r][v] = _mm512_setzero_ps();
         ar[r] = A + (r < m ? r : m - 1) * rs_a;
     }
-    __mmask16 m0 = n >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << n) - 1u);
-    __mmask16 m1 = n >= 32 ? (__mmask16)0xFFFF : n > 16 ? (__mmask16)((1u << (n - 16)) - 1u) : 0;
+    __mmask16 mk[NV];
+    for (int v = 0; v < NV; v++)
+        mk[v] = lanes(n - 16 * v);
     for (int64_t k = 0; k < kc; k++) {
-        __m512 b0 = _mm512_maskz_loadu_ps(m0, B);
-        __m512 b1 = _mm512_maskz_loadu_ps(m1, B + 16);
+        __m512 b[NV];
+#pragma GCC unroll 4
+        for (int v = 0; v < NV; v++)
+            b[v] = _mm512_maskz_loadu_ps(mk[v], B + 16 * v);
         int64_t ka = k * cs_a;
 #pragma GCC unroll 16
         for (int r = 0; r < ROWS; r++) {
             __m512 a = _mm512_set1_ps(ar[r][ka]);
-            acc[r][0] = _mm512_fmadd_ps(a, b0, acc[r][0]);
-            acc[r][1] = _mm512_fmadd_ps(a, b1, acc[r][1]);
+#pragma GCC unroll 4
+            for (int v = 0; v < NV; v++)
+                acc[r][v] = _mm512_fmadd_ps(a, b[v], acc[r][v]);
         }
         B += ldb;
     }
