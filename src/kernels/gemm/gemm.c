@@ -181,7 +181,8 @@ static void run_packed_range(const gjob_t *j, int64_t m0, int64_t m1, int64_t n0
             int last = pc + kc >= j->K;
             for (int64_t ic = m0; ic < m1; ic += j->bl.mc) {
                 int64_t mc = min64(j->bl.mc, m1 - ic);
-                gemm_f32_pack_a(j->ta, j->A, j->lda, ic, pc, mc, kc, mr, abuf);
+                (v->pack_a ? v->pack_a : gemm_f32_pack_a)(j->ta, j->A, j->lda, ic, pc, mc, kc, mr,
+                                                          abuf);
                 for (int64_t ir = 0; ir < mc; ir += mr) {
                     int m = (int)min64(mr, mc - ir);
                     for (int64_t jr = 0; jr < nc; jr += nr) {

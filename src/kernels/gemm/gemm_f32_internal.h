@@ -49,6 +49,9 @@ typedef struct gemm_f32_variant {
     int mr, nr;
     gemm_f32_ukernel_fn uk;
     gemm_f32_smallm_fn smallm; /* NULL: the micro-kernel in direct mode */
+    /* packs op(A) like gemm_f32_pack_a (NULL: that portable one) */
+    void (*pack_a)(int transA, const float *A, int64_t lda, int64_t i0, int64_t p0, int64_t mc,
+                   int64_t kc, int mr, float *dst);
 } gemm_f32_variant_t;
 
 /* Best first. */
@@ -94,6 +97,8 @@ void gemm_f32_ukernel_ref_4x16(int64_t kc, const float *A, int64_t rs_a, int64_t
 void gemm_f32_ukernel_6x16_avx2(int64_t kc, const float *A, int64_t rs_a, int64_t cs_a,
                                 const float *B, int64_t ldb, float *C, int64_t ldc, int m, int n,
                                 float alpha, float beta, const gemm_tile_epi_t *e);
+void gemm_f32_pack_a_avx512(int transA, const float *A, int64_t lda, int64_t i0, int64_t p0,
+                             int64_t mc, int64_t kc, int mr, float *dst);
 void gemm_f32_smallm_avx512(int m, int64_t n, int64_t K, float alpha, const float *A,
                              int64_t rs_a, int64_t cs_a, const float *B, int64_t ldb, float beta,
                              float *C, int64_t ldc);

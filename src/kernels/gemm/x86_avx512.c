@@ -248,6 +248,56 @@ void gemm_f32_ukernel_14x32_avx512(int64_t kc, const float *A, int64_t rs_a, int
         kernel_direct(MR, kc, A, rs_a, cs_a, B, ldb, C, ldc, m, n, alpha, beta, e);
 }
 
+/* Packing op(A) = A (rows are contiguous in k, panels want k-major):
+ * 16 k values of up to 16 rows are loaded as 16 row vectors, transposed in
+ * registers (unpack, shuffle, two lane shuffles) and stored as 16 columns
+ * of mr floats. op(A) = A^T is already k-major and goes to the plain copy. */
+void gemm_f32_pack_a_avx512(int transA, const float *A, int64_t lda, int64_t i0, int64_t p0,
+                            int64_t mc, int64_t kc, int mr, float *dst)
+{
+    if (transA || mr > 16) {
+        gemm_f32_pack_a(transA, A, lda, i0, p0, mc, kc, mr, dst);
+        return;
+    }
+    const __mmask16 colmask = lanes(mr);
+    for (int64_t q = 0; q < mc; q += mr) {
+        int rows = (int)(mc - q < mr ? mc - q : mr);
+        const float *s = A + (i0 + q) * lda + p0;
+        float *d = dst + q * kc;
+        for (int64_t k0 = 0; k0 < kc; k0 += 16) {
+            int w = (int)(kc - k0 < 16 ? kc - k0 : 16);
+            __mmask16 km = lanes(w);
+            __m512 r[16], t[16], u[16];
+            for (int i = 0; i < 16; i++)
+                r[i] = i < rows ? _mm512_maskz_loadu_ps(km, s + i * lda + k0) : _mm512_setzero_ps();
+            for (int i = 0; i < 16; i += 2) {
+                t[i] = _mm512_unpacklo_ps(r[i], r[i + 1]);
+                t[i + 1] = _mm512_unpackhi_ps(r[i], r[i + 1]);
+            }
+            /* u[4g + c], 128-bit lane l: rows 4g..4g+3 of column 4l + c */
+            for (int g = 0; g < 16; g += 4) {
+                u[g] = _mm512_shuffle_ps(t[g], t[g + 2], 0x44);
+                u[g + 1] = _mm512_shuffle_ps(t[g], t[g + 2], 0xEE);
+                u[g + 2] = _mm512_shuffle_ps(t[g + 1], t[g + 3], 0x44);
+                u[g + 3] = _mm512_shuffle_ps(t[g + 1], t[g + 3], 0xEE);
+            }
+            for (int c = 0; c < 4; c++) {
+                __m512 x0 = _mm512_shuffle_f32x4(u[c], u[4 + c], 0x44);
+                __m512 x1 = _mm512_shuffle_f32x4(u[c], u[4 + c], 0xEE);
+                __m512 y0 = _mm512_shuffle_f32x4(u[8 + c], u[12 + c], 0x44);
+                __m512 y1 = _mm512_shuffle_f32x4(u[8 + c], u[12 + c], 0xEE);
+                __m512 col[4] = {_mm512_shuffle_f32x4(x0, y0, 0x88), _mm512_shuffle_f32x4(x0, y0, 0xDD),
+                                 _mm512_shuffle_f32x4(x1, y1, 0x88), _mm512_shuffle_f32x4(x1, y1, 0xDD)};
+                for (int l = 0; l < 4; l++) {
+                    int kk = 4 * l + c;
+                    if (kk < w)
+                        _mm512_mask_storeu_ps(d + (k0 + kk) * mr, colmask, col[l]);
+                }
+            }
+        }
+    }
+}
+
 /* See gemm_f32_smallm_fn. K is taken 8 rows of B at a time: each C vector
  * is loaded and stored once per 8 FMAs, and the 8 B rows are 8 sequential
  * streams the hardware prefetcher follows. */
@@ -322,6 +372,11 @@ void gemm_f32_ukernel_14x32_avx512(int64_t kc, const float *A, int64_t rs_a, int
 {
     (void)kc, (void)A, (void)rs_a, (void)cs_a, (void)B, (void)ldb, (void)C, (void)ldc, (void)m;
     (void)n, (void)alpha, (void)beta, (void)e;
+}
+void gemm_f32_pack_a_avx512(int transA, const float *A, int64_t lda, int64_t i0, int64_t p0,
+                            int64_t mc, int64_t kc, int mr, float *dst)
+{
+    gemm_f32_pack_a(transA, A, lda, i0, p0, mc, kc, mr, dst);
 }
 void gemm_f32_smallm_avx512(int m, int64_t n, int64_t K, float alpha, const float *A,
                             int64_t rs_a, int64_t cs_a, const float *B, int64_t ldb, float beta,
