@@ -174,7 +174,8 @@ static void run_packed_range(const gjob_t *j, int64_t m0, int64_t m1, int64_t n0
             if (j->packed) {
                 bp = j->packed + pc * j->npad + jc * kc;
             } else {
-                gemm_f32_pack_b_block(j->tb, j->B, j->ldb, pc, jc, kc, nc, nr, bbuf);
+                (v->pack_b ? v->pack_b : gemm_f32_pack_b_block)(j->tb, j->B, j->ldb, pc, jc, kc,
+                                                                nc, nr, bbuf);
                 bp = bbuf;
             }
             float beta = pc == 0 ? j->beta : 1.0f;
@@ -448,7 +449,8 @@ cairn_status_t gemm_f32_pack_b(int transB, int64_t K, int64_t N, const float *B,
     float *d = (float *)((char *)packed + PACKED_HEADER);
     for (int64_t pc = 0; pc < K; pc += bl.kc) {
         int64_t kc = min64(bl.kc, K - pc);
-        gemm_f32_pack_b_block(transB, B, ldb, pc, 0, kc, N, v->nr, d + pc * h.npad);
+        (v->pack_b ? v->pack_b : gemm_f32_pack_b_block)(transB, B, ldb, pc, 0, kc, N, v->nr,
+                                                        d + pc * h.npad);
     }
     return CAIRN_OK;
 }

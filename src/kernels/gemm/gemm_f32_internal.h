@@ -52,6 +52,9 @@ typedef struct gemm_f32_variant {
     /* packs op(A) like gemm_f32_pack_a (NULL: that portable one) */
     void (*pack_a)(int transA, const float *A, int64_t lda, int64_t i0, int64_t p0, int64_t mc,
                    int64_t kc, int mr, float *dst);
+    /* packs op(B) like gemm_f32_pack_b_block (NULL: that portable one) */
+    void (*pack_b)(int transB, const float *B, int64_t ldb, int64_t p0, int64_t j0, int64_t kc,
+                   int64_t nc, int nr, float *dst);
 } gemm_f32_variant_t;
 
 /* Best first. */
@@ -99,6 +102,8 @@ void gemm_f32_ukernel_6x16_avx2(int64_t kc, const float *A, int64_t rs_a, int64_
                                 float alpha, float beta, const gemm_tile_epi_t *e);
 void gemm_f32_pack_a_avx512(int transA, const float *A, int64_t lda, int64_t i0, int64_t p0,
                              int64_t mc, int64_t kc, int mr, float *dst);
+void gemm_f32_pack_b_avx512(int transB, const float *B, int64_t ldb, int64_t p0, int64_t j0,
+                            int64_t kc, int64_t nc, int nr, float *dst);
 void gemm_f32_smallm_avx512(int m, int64_t n, int64_t K, float alpha, const float *A,
                              int64_t rs_a, int64_t cs_a, const float *B, int64_t ldb, float beta,
                              float *C, int64_t ldc);

@@ -248,28 +248,26 @@ void gemm_f32_ukernel_14x32_avx512(int64_t kc, const float *A, int64_t rs_a, int
         kernel_direct(MR, kc, A, rs_a, cs_a, B, ldb, C, ldc, m, n, alpha, beta, e);
 }
 
-/* Packing op(A) = A (rows are contiguous in k, panels want k-major):
- * 16 k values of up to 16 rows are loaded as 16 row vectors, transposed in
- * registers (unpack, shuffle, two lane shuffles) and stored as 16 columns
- * of mr floats. op(A) = A^T is already k-major and goes to the plain copy. */
-void gemm_f32_pack_a_avx512(int transA, const float *A, int64_t lda, int64_t i0, int64_t p0,
-                            int64_t mc, int64_t kc, int mr, float *dst)
+/* Packing when the panel's lanes are rows of the source, contiguous in k
+ * (op(A) = A, op(B) = B^T), while panels want k-major order: 16 k values of
+ * up to 16 lanes are loaded as 16 row vectors, transposed in registers
+ * (unpack, shuffle, two lane shuffles) and stored as 16 columns. Panels of
+ * width p (<= 32) are done 16 lanes at a time; lanes past `lanes_valid`
+ * are zero. src points at lane 0, k 0; lane i starts at src + i*ld. */
+static void pack_kmajor(const float *src, int64_t ld, int lanes_valid, int64_t kc, int p,
+                        float *d)
 {
-    if (transA || mr > 16) {
-        gemm_f32_pack_a(transA, A, lda, i0, p0, mc, kc, mr, dst);
-        return;
-    }
-    const __mmask16 colmask = lanes(mr);
-    for (int64_t q = 0; q < mc; q += mr) {
-        int rows = (int)(mc - q < mr ? mc - q : mr);
-        const float *s = A + (i0 + q) * lda + p0;
-        float *d = dst + q * kc;
+    for (int l0 = 0; l0 < p; l0 += 16) {
+        int lw = p - l0 < 16 ? p - l0 : 16;
+        int valid = lanes_valid - l0;
+        const __mmask16 colmask = lanes(lw);
         for (int64_t k0 = 0; k0 < kc; k0 += 16) {
             int w = (int)(kc - k0 < 16 ? kc - k0 : 16);
             __mmask16 km = lanes(w);
             __m512 r[16], t[16], u[16];
             for (int i = 0; i < 16; i++)
-                r[i] = i < rows ? _mm512_maskz_loadu_ps(km, s + i * lda + k0) : _mm512_setzero_ps();
+                r[i] = i < valid ? _mm512_maskz_loadu_ps(km, src + (l0 + i) * ld + k0)
+                                 : _mm512_setzero_ps();
             for (int i = 0; i < 16; i += 2) {
                 t[i] = _mm512_unpacklo_ps(r[i], r[i + 1]);
                 t[i + 1] = _mm512_unpackhi_ps(r[i], r[i + 1]);
@@ -286,16 +284,42 @@ void gemm_f32_pack_a_avx512(int transA, const float *A, int64_t lda, int64_t i0,
                 __m512 x1 = _mm512_shuffle_f32x4(u[c], u[4 + c], 0xEE);
                 __m512 y0 = _mm512_shuffle_f32x4(u[8 + c], u[12 + c], 0x44);
                 __m512 y1 = _mm512_shuffle_f32x4(u[8 + c], u[12 + c], 0xEE);
-                __m512 col[4] = {_mm512_shuffle_f32x4(x0, y0, 0x88), _mm512_shuffle_f32x4(x0, y0, 0xDD),
-                                 _mm512_shuffle_f32x4(x1, y1, 0x88), _mm512_shuffle_f32x4(x1, y1, 0xDD)};
+                __m512 col[4] = {_mm512_shuffle_f32x4(x0, y0, 0x88),
+                                 _mm512_shuffle_f32x4(x0, y0, 0xDD),
+                                 _mm512_shuffle_f32x4(x1, y1, 0x88),
+                                 _mm512_shuffle_f32x4(x1, y1, 0xDD)};
                 for (int l = 0; l < 4; l++) {
                     int kk = 4 * l + c;
                     if (kk < w)
-                        _mm512_mask_storeu_ps(d + (k0 + kk) * mr, colmask, col[l]);
+                        _mm512_mask_storeu_ps(d + (k0 + kk) * p + l0, colmask, col[l]);
                 }
             }
         }
     }
+}
+
+void gemm_f32_pack_a_avx512(int transA, const float *A, int64_t lda, int64_t i0, int64_t p0,
+                            int64_t mc, int64_t kc, int mr, float *dst)
+{
+    if (transA || mr > 32) {
+        gemm_f32_pack_a(transA, A, lda, i0, p0, mc, kc, mr, dst);
+        return;
+    }
+    for (int64_t q = 0; q < mc; q += mr)
+        pack_kmajor(A + (i0 + q) * lda + p0, lda, (int)(mc - q < mr ? mc - q : mr), kc, mr,
+                    dst + q * kc);
+}
+
+void gemm_f32_pack_b_avx512(int transB, const float *B, int64_t ldb, int64_t p0, int64_t j0,
+                            int64_t kc, int64_t nc, int nr, float *dst)
+{
+    if (!transB || nr > 32) {
+        gemm_f32_pack_b_block(transB, B, ldb, p0, j0, kc, nc, nr, dst);
+        return;
+    }
+    for (int64_t q = 0; q < nc; q += nr)
+        pack_kmajor(B + (j0 + q) * ldb + p0, ldb, (int)(nc - q < nr ? nc - q : nr), kc, nr,
+                    dst + q * kc);
 }
 
 /* See gemm_f32_smallm_fn. K is taken 8 rows of B at a time: each C vector
@@ -377,6 +401,11 @@ void gemm_f32_pack_a_avx512(int transA, const float *A, int64_t lda, int64_t i0,
                             int64_t mc, int64_t kc, int mr, float *dst)
 {
     gemm_f32_pack_a(transA, A, lda, i0, p0, mc, kc, mr, dst);
+}
+void gemm_f32_pack_b_avx512(int transB, const float *B, int64_t ldb, int64_t p0, int64_t j0,
+                            int64_t kc, int64_t nc, int nr, float *dst)
+{
+    gemm_f32_pack_b_block(transB, B, ldb, p0, j0, kc, nc, nr, dst);
 }
 void gemm_f32_smallm_avx512(int m, int64_t n, int64_t K, float alpha, const float *A,
                             int64_t rs_a, int64_t cs_a, const float *B, int64_t ldb, float beta,
