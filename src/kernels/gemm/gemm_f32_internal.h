@@ -94,9 +94,9 @@ void gemm_f32_pack_b_block(int transB, const float *B, int64_t ldb, int64_t p0, 
                            int64_t kc, int64_t nc, int nr, float *dst);
 
 /* Micro-kernels. */
-void gemm_f32_ukernel_ref_4x16(int64_t kc, const float *A, int64_t rs_a, int64_t cs_a,
-                               const float *B, int64_t ldb, float *C, int64_t ldc, int m, int n,
-                               float alpha, float beta, const gemm_tile_epi_t *e);
+void gemm_f32_ukernel_ref_4x8(int64_t kc, const float *A, int64_t rs_a, int64_t cs_a,
+                              const float *B, int64_t ldb, float *C, int64_t ldc, int m, int n,
+                              float alpha, float beta, const gemm_tile_epi_t *e);
 void gemm_f32_ukernel_6x16_avx2(int64_t kc, const float *A, int64_t rs_a, int64_t cs_a,
                                 const float *B, int64_t ldb, float *C, int64_t ldc, int m, int n,
                                 float alpha, float beta, const gemm_tile_epi_t *e);
@@ -104,6 +104,12 @@ void gemm_f32_pack_a_avx512(int transA, const float *A, int64_t lda, int64_t i0,
                              int64_t mc, int64_t kc, int mr, float *dst);
 void gemm_f32_pack_b_avx512(int transB, const float *B, int64_t ldb, int64_t p0, int64_t j0,
                             int64_t kc, int64_t nc, int nr, float *dst);
+void gemm_f32_smallm_ref(int m, int64_t n, int64_t K, float alpha, const float *A, int64_t rs_a,
+                         int64_t cs_a, const float *B, int64_t ldb, float beta, float *C,
+                         int64_t ldc);
+void gemm_f32_smallm_avx2(int m, int64_t n, int64_t K, float alpha, const float *A, int64_t rs_a,
+                          int64_t cs_a, const float *B, int64_t ldb, float beta, float *C,
+                          int64_t ldc);
 void gemm_f32_smallm_avx512(int m, int64_t n, int64_t K, float alpha, const float *A,
                              int64_t rs_a, int64_t cs_a, const float *B, int64_t ldb, float beta,
                              float *C, int64_t ldc);

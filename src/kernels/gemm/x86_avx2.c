@@ -7,6 +7,7 @@
  * Compiled with -mavx2 -mfma -mf16c; only called when the CPU has them.
  */
 #include "kernels/gemm/gemm_f32_internal.h"
+#include "kernels/gemm/smallm_generic.h"
 
 #if defined(__x86_64__) && defined(__AVX2__) && defined(__FMA__)
 #include <immintrin.h>
@@ -218,7 +219,21 @@ void gemm_f32_ukernel_6x16_avx2(int64_t kc, const float *A, int64_t rs_a, int64_
         kernel_direct(MR, kc, A, rs_a, cs_a, B, ldb, C, ldc, m, n, alpha, beta, e);
 }
 
+void gemm_f32_smallm_avx2(int m, int64_t n, int64_t K, float alpha, const float *A, int64_t rs_a,
+                          int64_t cs_a, const float *B, int64_t ldb, float beta, float *C,
+                          int64_t ldc)
+{
+    smallm_generic(m, n, K, alpha, A, rs_a, cs_a, B, ldb, beta, C, ldc);
+}
+
 #else
+void gemm_f32_smallm_avx2(int m, int64_t n, int64_t K, float alpha, const float *A, int64_t rs_a,
+                          int64_t cs_a, const float *B, int64_t ldb, float beta, float *C,
+                          int64_t ldc)
+{
+    (void)m, (void)n, (void)K, (void)alpha, (void)A, (void)rs_a, (void)cs_a, (void)B, (void)ldb;
+    (void)beta, (void)C, (void)ldc;
+}
 void gemm_f32_ukernel_6x16_avx2(int64_t kc, const float *A, int64_t rs_a, int64_t cs_a,
                                 const float *B, int64_t ldb, float *C, int64_t ldc, int m, int n,
                                 float alpha, float beta, const gemm_tile_epi_t *e)
