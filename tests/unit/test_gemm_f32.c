@@ -224,6 +224,11 @@ static void sweep_variant(const gemm_f32_variant_t *v)
     run_case(&big2);
     gcase_t big3 = {v, VIA_VARIANT, 2, 0, 0, 3, bl.nc + 29, 2 * kc + 1, 0.25f, 0, 0, NULL, 0};
     run_case(&big3);
+    /* one thread over several NC blocks: A packed once and reused */
+    for (int ta = 0; ta < 2; ta++) {
+        gcase_t big4 = {v, VIA_VARIANT, 1, ta, 0, 40, bl.nc + 29, 2 * kc + 1, 1, 0.5f, 1, NULL, 0};
+        run_case(&big4);
+    }
     /* few rows, N wider than the few-row path's cache chunk */
     gcase_t wide = {v, VIA_VARIANT, 2, 1, 0, 16, 8209, 11, 1, 0.5f, 1, NULL, 0};
     run_case(&wide);

@@ -159,9 +159,13 @@ static inline const gemm_tile_epi_t *tile_epi(const gemm_epilogue_t *epi, int64_
     return te;
 }
 
+/* abuf holds one MC x KC block, or with a_all the whole of op(A)'s rows
+ * [m0, m1) (block (ic, pc) at abuf + pc*mpad + (ic-m0)*kc), packed on the
+ * first jc pass and reused by the others. */
 static void run_packed_range(const gjob_t *j, int64_t m0, int64_t m1, int64_t n0, int64_t n1,
-                             float *abuf, float *bbuf)
+                             float *abuf, float *bbuf, int a_all)
 {
+    const int64_t mpad = (m1 - m0 + j->v->mr - 1) / j->v->mr * j->v->mr;
     const gemm_f32_variant_t *v = j->v;
     const int mr = v->mr, nr = v->nr;
     gemm_tile_epi_t te;
@@ -182,14 +186,16 @@ static void run_packed_range(const gjob_t *j, int64_t m0, int64_t m1, int64_t n0
             int last = pc + kc >= j->K;
             for (int64_t ic = m0; ic < m1; ic += j->bl.mc) {
                 int64_t mc = min64(j->bl.mc, m1 - ic);
-                (v->pack_a ? v->pack_a : gemm_f32_pack_a)(j->ta, j->A, j->lda, ic, pc, mc, kc, mr,
-                                                          abuf);
+                float *ap = a_all ? abuf + pc * mpad + (ic - m0) * kc : abuf;
+                if (!a_all || jc == n0)
+                    (v->pack_a ? v->pack_a : gemm_f32_pack_a)(j->ta, j->A, j->lda, ic, pc, mc, kc,
+                                                              mr, ap);
                 for (int64_t ir = 0; ir < mc; ir += mr) {
                     int m = (int)min64(mr, mc - ir);
                     for (int64_t jr = 0; jr < nc; jr += nr) {
                         const gemm_tile_epi_t *e =
                             last ? tile_epi(j->epi, ic + ir, jc + jr, &te) : NULL;
-                        v->uk(kc, abuf + ir * kc, 0, mr, bp + jr * kc, nr,
+                        v->uk(kc, ap + ir * kc, 0, mr, bp + jr * kc, nr,
                               j->C + (ic + ir) * j->ldc + jc + jr, j->ldc, m,
                               (int)min64(nr, nc - jr), j->alpha, beta, e);
                     }
@@ -283,9 +289,12 @@ static void gemm_task(void *ctx, size_t begin, size_t end, int worker)
             continue;
         }
         int64_t kc = min64(j->bl.kc, j->K > 0 ? j->K : 1);
-        int64_t mc = min64(j->bl.mc, (m1 - m0 + mr - 1) / mr * mr);
+        int64_t mpad = (m1 - m0 + mr - 1) / mr * mr;
+        int64_t mc = min64(j->bl.mc, mpad);
         int64_t nc = j->packed ? 0 : min64(j->bl.nc, (n1 - n0 + nr - 1) / nr * nr);
-        size_t abytes = (size_t)(mc * kc) * sizeof(float);
+        /* several jc passes: pack A once for all of them if it is not huge */
+        int a_all = n1 - n0 > j->bl.nc && (double)mpad * (double)j->K * sizeof(float) <= 32e6;
+        size_t abytes = (size_t)(a_all ? mpad * j->K : mc * kc) * sizeof(float);
         abytes = base_round_up(abytes, BASE_ALIGN);
         int slot;
         float *ws = ws_get(abytes + (size_t)(kc * nc) * sizeof(float), &slot);
@@ -295,7 +304,7 @@ static void gemm_task(void *ctx, size_t begin, size_t end, int worker)
             gjob_t small = *j;
             small.bl.mc = mr;
             if ((int64_t)mr * kc <= 16 * 1024)
-                run_packed_range(&small, m0, m1, n0, n1, stack_a, NULL);
+                run_packed_range(&small, m0, m1, n0, n1, stack_a, NULL, 0);
             continue;
         }
         if (!ws) {
@@ -308,7 +317,7 @@ static void gemm_task(void *ctx, size_t begin, size_t end, int worker)
                 epi_block_scalar(j->epi, j->C, j->ldc, m0, m1, n0, n1);
             continue;
         }
-        run_packed_range(j, m0, m1, n0, n1, ws, (float *)((char *)ws + abytes));
+        run_packed_range(j, m0, m1, n0, n1, ws, (float *)((char *)ws + abytes), a_all);
         ws_put(ws, slot);
     }
 }

@@ -170,11 +170,14 @@ static void kernel_packed(int64_t kc, const float *A, const float *B, float *C, 
 #pragma GCC unroll 4
         for (int v = 0; v < NV; v++)
             acc[r][v] = _mm512_setzero_ps();
-    /* the C tile is written once at the end: ask for its lines now */
-    for (int r = 0; r < m; r++)
-        for (int v = 0; v < NV; v++)
-            _mm_prefetch((const char *)(C + r * ldc + 16 * v), _MM_HINT_T0);
+    /* the C tile is touched once, at the end: ask for its lines a few
+     * hundred cycles before (earlier, the streaming B panel evicts them) */
+    int64_t kpf = kc > 24 ? kc - 24 : 0;
     for (int64_t k = 0; k < kc; k++) {
+        if (k == kpf)
+            for (int r = 0; r < m; r++)
+                for (int v = 0; v < NV; v++)
+                    _mm_prefetch((const char *)(C + r * ldc + 16 * v), _MM_HINT_T0);
         __m512 b[NV];
 #pragma GCC unroll 4
         for (int v = 0; v < NV; v++)
