@@ -158,12 +158,61 @@ static void matmul_params(const ktensor_t *A, const ktensor_t *B, matmul_params_
     }
 }
 
+/* f32 MatMul on the optimised GEMM: batch dims that are laid out as one
+ * (contiguous in both operands, or broadcast in both) are merged, the
+ * innermost remaining one runs as a strided batch and the outer ones loop. */
+static void linalg_matmul_f32(const kctx_t *k, const matmul_params_t *p0, const float *A,
+                              const float *B, float *Y)
+{
+    matmul_params_t p = *p0;
+    int64_t total = 1;
+    for (int d = 0; d < p.batch_rank; d++)
+        total *= p.batch[d];
+    if (total == 0 || p.M == 0 || p.N == 0)
+        return;
+    /* drop size-1 dims, then merge d into d+1 where the strides allow */
+    int r = 0;
+    for (int d = 0; d < p.batch_rank; d++) {
+        if (p.batch[d] == 1)
+            continue;
+        if (r > 0 && p.a_stride[r - 1] == p.a_stride[d] * p.batch[d] &&
+            p.b_stride[r - 1] == p.b_stride[d] * p.batch[d]) {
+            p.batch[r - 1] *= p.batch[d];
+            p.a_stride[r - 1] = p.a_stride[d];
+            p.b_stride[r - 1] = p.b_stride[d];
+            continue;
+        }
+        p.batch[r] = p.batch[d];
+        p.a_stride[r] = p.a_stride[d];
+        p.b_stride[r] = p.b_stride[d];
+        r++;
+    }
+    p.batch_rank = r;
+    int64_t inner = r ? p.batch[r - 1] : 1, outer = total / inner;
+    int64_t sa = r ? p.a_stride[r - 1] : 0, sb = r ? p.b_stride[r - 1] : 0;
+    for (int64_t o = 0; o < outer; o++) {
+        int64_t aoff = 0, boff = 0, rem = o;
+        for (int d = r - 2; d >= 0; d--) {
+            int64_t idx = rem % p.batch[d];
+            rem /= p.batch[d];
+            aoff += idx * p.a_stride[d];
+            boff += idx * p.b_stride[d];
+        }
+        gemm_f32_batched(k, 0, 0, p.M, p.N, p.K, 1.0f, A + aoff, p.K, sa, B + boff, p.N, sb, 0.0f,
+                         Y + o * inner * p.M * p.N, p.N, p.M * p.N, inner, NULL, 0);
+    }
+}
+
 cairn_status_t op_linalg_matmul_exec(const ir_node_t *n, const ktensor_t *in, int n_in,
                                      ktensor_t *out, int n_out, void *ws, const kctx_t *k)
 {
     (void)n, (void)n_in, (void)n_out, (void)ws;
     matmul_params_t p;
     matmul_params(&in[0], &in[1], &p);
+    if (in[0].dtype == CAIRN_F32) {
+        linalg_matmul_f32(k, &p, in[0].data, in[1].data, out[0].data);
+        return CAIRN_OK;
+    }
     return matmul_ref(k, in[0].dtype, &p, in[0].data, in[1].data, out[0].data);
 }
 
@@ -280,6 +329,27 @@ cairn_status_t op_linalg_gemm_exec(const ir_node_t *n, const ktensor_t *in, int 
     const ktensor_t *C = n_in > 2 && in[2].dtype != CAIRN_DTYPE_UNDEFINED ? &in[2] : NULL;
     if (j.M == 0 || j.N == 0)
         return CAIRN_OK;
+    if (j.t == CAIRN_F32 && C && j.beta == 1.0 && C->data != out[0].data) {
+        /* C as a fused bias (a row vector per column, a column per row) or
+         * a residual matrix: Y is written once, by the GEMM's epilogue */
+        int64_t c0 = C->rank == 2 ? C->shape[0] : 1, c1 = C->rank >= 1 ? C->shape[C->rank - 1] : 1;
+        gemm_epilogue_t e = {GEMM_BIAS_NONE, NULL, GEMM_ACT_NONE, 0, 0, 1, NULL, 0};
+        if (c0 == 1 && c1 == j.N && j.N > 1) {
+            e.bias_kind = GEMM_BIAS_COL;
+            e.bias = C->data;
+        } else if (c0 == j.M && c1 == 1 && j.M > 1) {
+            e.bias_kind = GEMM_BIAS_ROW;
+            e.bias = C->data;
+        } else if (c0 == j.M && c1 == j.N) {
+            e.residual = C->data;
+            e.ldr = j.N;
+        }
+        if (e.bias || e.residual) {
+            gemm_f32_ex(k, j.ta, j.tb, j.M, j.N, j.K, (float)j.alpha, (const float *)j.A, j.lda,
+                        (const float *)j.B, j.ldb, 0.0f, (float *)j.Y, j.N, &e);
+            return CAIRN_OK;
+        }
+    }
     if (C && j.beta != 0) {
         /* Y starts as C broadcast to (M, N); the kernel then does Y = alpha*AB + beta*Y */
         int64_t si = C->rank == 2 && C->shape[0] != 1 ? C->shape[1] : 0;
@@ -290,6 +360,11 @@ cairn_status_t op_linalg_gemm_exec(const ir_node_t *n, const ktensor_t *in, int 
                        (const char *)C->data + (size_t)(i * si + jj * sj) * j.es, j.es);
     } else {
         j.beta = 0; /* no C: Y is not read */
+    }
+    if (j.t == CAIRN_F32) {
+        gemm_f32(k, j.ta, j.tb, j.M, j.N, j.K, (float)j.alpha, (const float *)j.A, j.lda,
+                 (const float *)j.B, j.ldb, (float)j.beta, (float *)j.Y, j.N);
+        return CAIRN_OK;
     }
     int64_t work = j.N * (j.K > 0 ? j.K : 1);
     base_pool_t *pool = k ? k->pool : NULL;

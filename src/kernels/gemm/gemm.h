@@ -64,4 +64,84 @@ typedef struct matmul_params {
 cairn_status_t matmul_ref(const kctx_t *k, cairn_dtype_t t, const matmul_params_t *p,
                           const void *A, const void *B, void *Y);
 
+/* ============================ optimised f32 GEMM ============================
+ *
+ * gemm_f32 computes C = alpha*op(A)*op(B) + beta*C with the same contract as
+ * gemm_ref_f32 (row-major, any leading dimensions, beta == 0 never reads C),
+ * using the best micro-kernel variant the CPU allows (see variants.c;
+ * CAIRN_ISA caps the choice, CAIRN_VERBOSE=1 reports it). k may be NULL or
+ * have no pool: then it runs on the calling thread.
+ */
+void gemm_f32(const kctx_t *k, int transA, int transB, int64_t M, int64_t N, int64_t K,
+              float alpha, const float *A, int64_t lda, const float *B, int64_t ldb, float beta,
+              float *C, int64_t ldc);
+
+/* Activations of the fused epilogue. */
+typedef enum gemm_act {
+    GEMM_ACT_NONE = 0,
+    GEMM_ACT_RELU,
+    GEMM_ACT_GELU_ERF,  /* x/2 * (1 + erf(x/sqrt 2)) */
+    GEMM_ACT_GELU_TANH, /* x/2 * (1 + tanh(sqrt(2/pi) * (x + 0.044715 x^3))) */
+    GEMM_ACT_SILU,      /* x * sigmoid(x) */
+    GEMM_ACT_SIGMOID,
+    GEMM_ACT_CLIP       /* min(max(x, clip_lo), clip_hi) */
+} gemm_act_t;
+
+typedef enum gemm_bias_kind {
+    GEMM_BIAS_NONE = 0,
+    GEMM_BIAS_ROW, /* bias[i] added to row i (length M) */
+    GEMM_BIAS_COL  /* bias[j] added to column j (length N) */
+} gemm_bias_kind_t;
+
+/* The fused epilogue, applied to each register tile before it is stored:
+ *   v = alpha*op(A)op(B) + beta*C          (the GEMM itself)
+ *   v = v + bias                           (per row or per column)
+ *   v = act(v)
+ *   v = v * scale
+ *   C = v + residual[i*ldr + j]            (residual may be NULL)
+ * A zero-initialised struct with scale = 1 is the identity; pass NULL for
+ * no epilogue. residual may alias C only when it is C itself with ldr ==
+ * ldc (each element is read before it is written). */
+typedef struct gemm_epilogue {
+    gemm_bias_kind_t bias_kind;
+    const float *bias;
+    gemm_act_t act;
+    float clip_lo, clip_hi;
+    float scale;
+    const float *residual;
+    int64_t ldr;
+} gemm_epilogue_t;
+
+/* Scalar form of the epilogue's activation (the oracle tests use and the
+ * reference variant applies). */
+float gemm_act_apply_f32(gemm_act_t act, float x, float lo, float hi);
+
+void gemm_f32_ex(const kctx_t *k, int transA, int transB, int64_t M, int64_t N, int64_t K,
+                 float alpha, const float *A, int64_t lda, const float *B, int64_t ldb,
+                 float beta, float *C, int64_t ldc, const gemm_epilogue_t *epi);
+
+/* Pre-packed B: pack op(B) (K x N) once into an opaque buffer of
+ * gemm_f32_packed_b_size bytes (64-byte aligned, e.g. base_aligned_alloc),
+ * then multiply by it any number of times. The buffer records the variant
+ * it was packed for, so it stays valid for this process. */
+size_t gemm_f32_packed_b_size(int64_t K, int64_t N);
+cairn_status_t gemm_f32_pack_b(int transB, int64_t K, int64_t N, const float *B, int64_t ldb,
+                               void *packed, size_t size);
+cairn_status_t gemm_f32_packed(const kctx_t *k, int transA, int64_t M, int64_t N, int64_t K,
+                               float alpha, const float *A, int64_t lda, const void *packed,
+                               float beta, float *C, int64_t ldc, const gemm_epilogue_t *epi);
+
+/* Strided batch: for b in [0, batch), the GEMM on A + b*stride_a,
+ * B + b*stride_b, C + b*stride_c (stride 0 broadcasts an operand). The
+ * epilogue's bias and residual are shared by every batch item unless
+ * stride_r (residual) is non-zero. */
+void gemm_f32_batched(const kctx_t *k, int transA, int transB, int64_t M, int64_t N, int64_t K,
+                      float alpha, const float *A, int64_t lda, int64_t stride_a, const float *B,
+                      int64_t ldb, int64_t stride_b, float beta, float *C, int64_t ldc,
+                      int64_t stride_c, int64_t batch, const gemm_epilogue_t *epi,
+                      int64_t stride_r);
+
+/* Name of the variant gemm_f32 uses (after dispatch), e.g. "avx512_14x32". */
+const char *gemm_f32_variant_name(void);
+
 #endif

@@ -1,0 +1,545 @@
+/*
+ * The f32 GEMM driver: BLIS's five loops around a register-blocked
+ * micro-kernel.
+ *
+ *   for jc in N by NC
+ *     for pc in K by KC        pack op(B) block into NR-column panels (L2)
+ *       for ic in M by MC      pack op(A) block into MR-row panels
+ *         for ir in MC by MR   one A micro-panel, kept in L1 ...
+ *           for jr in NC by NR ... against every B micro-panel of the block
+ *
+ * KC is chosen so a KC x NR B micro-panel takes ~70% of L1D, NC so the
+ * packed B block takes half of L2, MC a quarter of L2 (cache sizes from
+ * base_cpu()); on the Xeon here KC=256, NC=1024, MC=504, which measured
+ * best among the neighbouring choices. The first
+ * KC slice applies beta, later ones accumulate, and only the last applies
+ * the fused epilogue, so C is touched once per KC slice.
+ *
+ * Threads: the M x N output is cut into a tm x tn grid of tile-aligned
+ * rectangles (tm*tn = threads), picking the grid whose largest rectangle is
+ * smallest, so skinny shapes split along their long side and both threads
+ * stay busy. Each thread packs its own operands into a workspace slot that
+ * is kept between calls (no page faults per call).
+ *
+ * Small problems and M <= 16 (decode-style GEMV) with op(B) = B skip
+ * packing: the micro-kernel reads A through strides and B rows in place
+ * ("direct" mode), streaming B once.
+ */
+#include "kernels/gemm/gemm_f32_internal.h"
+
+#include "base/alloc.h"
+#include "base/cpu.h"
+
+#include <math.h>
+#include <stdatomic.h>
+#include <string.h>
+
+float gemm_act_apply_f32(gemm_act_t act, float x, float lo, float hi)
+{
+    switch (act) {
+    case GEMM_ACT_NONE:
+        return x;
+    case GEMM_ACT_RELU:
+        return x > 0.0f ? x : 0.0f;
+    case GEMM_ACT_GELU_ERF:
+        return 0.5f * x * (1.0f + erff(x * 0.70710678118654752f));
+    case GEMM_ACT_GELU_TANH:
+        return 0.5f * x * (1.0f + tanhf(0.7978845608028654f * (x + 0.044715f * x * x * x)));
+    case GEMM_ACT_SILU:
+        return x / (1.0f + expf(-x));
+    case GEMM_ACT_SIGMOID:
+        return 1.0f / (1.0f + expf(-x));
+    case GEMM_ACT_CLIP:
+        return fminf(fmaxf(x, lo), hi);
+    }
+    return x;
+}
+
+void gemm_f32_blocking(const gemm_f32_variant_t *v, gemm_blocking_t *b)
+{
+    const base_cpu_t *cpu = base_cpu();
+    size_t l1 = cpu->l1d ? cpu->l1d : 32 * 1024;
+    size_t l2 = cpu->l2 ? cpu->l2 : 1024 * 1024;
+    int64_t kc = (int64_t)(l1 * 7 / 10 / ((size_t)v->nr * sizeof(float)));
+    kc = kc / 16 * 16;
+    if (kc < 64)
+        kc = 64;
+    if (kc > 1024)
+        kc = 1024;
+    /* the packed B block (KC x NC) stays in half of L2 while A micro-panels
+     * (MR x KC, in L1) sweep across it; the A block (MC x KC) takes a quarter */
+    int64_t nc = (int64_t)(l2 / 2 / ((size_t)kc * sizeof(float)));
+    nc = nc / v->nr * v->nr;
+    if (nc < v->nr)
+        nc = v->nr;
+    int64_t mc = (int64_t)(l2 / 4 / ((size_t)kc * sizeof(float)));
+    mc = mc / v->mr * v->mr;
+    if (mc < v->mr)
+        mc = v->mr;
+    b->kc = kc;
+    b->mc = mc;
+    b->nc = nc;
+}
+
+/* ---- workspace slots, kept for the life of the process ---- */
+
+#define WS_SLOTS 32
+static struct {
+    atomic_int busy;
+    void *p;
+    size_t cap;
+} g_ws[WS_SLOTS];
+
+static float *ws_get(size_t bytes, int *slot)
+{
+    for (int i = 0; i < WS_SLOTS; i++) {
+        int z = 0;
+        if (!atomic_compare_exchange_strong(&g_ws[i].busy, &z, 1))
+            continue;
+        if (g_ws[i].cap < bytes) {
+            base_aligned_free(g_ws[i].p);
+            g_ws[i].p = base_aligned_alloc(bytes, BASE_ALIGN);
+            g_ws[i].cap = g_ws[i].p ? bytes : 0;
+            if (!g_ws[i].p) {
+                atomic_store(&g_ws[i].busy, 0);
+                return NULL;
+            }
+        }
+        *slot = i;
+        return g_ws[i].p;
+    }
+    *slot = -1;
+    return base_aligned_alloc(bytes, BASE_ALIGN);
+}
+
+static void ws_put(float *p, int slot)
+{
+    if (slot < 0)
+        base_aligned_free(p);
+    else
+        atomic_store(&g_ws[slot].busy, 0);
+}
+
+/* ---- one GEMM, split over threads ---- */
+
+typedef struct gjob {
+    const gemm_f32_variant_t *v;
+    gemm_blocking_t bl;
+    int ta, tb, direct;
+    int64_t M, N, K;
+    float alpha, beta;
+    const float *A;
+    int64_t lda;
+    const float *B;
+    int64_t ldb;
+    float *C;
+    int64_t ldc;
+    const gemm_epilogue_t *epi;
+    const float *packed; /* pre-packed B data, or NULL */
+    int64_t npad;        /* its padded width */
+    int tm, tn;
+} gjob_t;
+
+static inline int64_t min64(int64_t a, int64_t b) { return a < b ? a : b; }
+
+/* The epilogue view for the tile at (i, j); NULL when there is none. */
+static inline const gemm_tile_epi_t *tile_epi(const gemm_epilogue_t *epi, int64_t i, int64_t j,
+                                              gemm_tile_epi_t *te)
+{
+    if (!epi)
+        return NULL;
+    te->bias_row = epi->bias && epi->bias_kind == GEMM_BIAS_ROW ? epi->bias + i : NULL;
+    te->bias_col = epi->bias && epi->bias_kind == GEMM_BIAS_COL ? epi->bias + j : NULL;
+    te->act = epi->act;
+    te->lo = epi->clip_lo;
+    te->hi = epi->clip_hi;
+    te->scale = epi->scale;
+    te->res = epi->residual ? epi->residual + i * epi->ldr + j : NULL;
+    te->ldr = epi->ldr;
+    return te;
+}
+
+/* abuf holds one MC x KC block, or with a_all the whole of op(A)'s rows
+ * [m0, m1) (block (ic, pc) at abuf + pc*mpad + (ic-m0)*kc), packed on the
+ * first jc pass and reused by the others. */
+static void run_packed_range(const gjob_t *j, int64_t m0, int64_t m1, int64_t n0, int64_t n1,
+                             float *abuf, float *bbuf, int a_all)
+{
+    const int64_t mpad = (m1 - m0 + j->v->mr - 1) / j->v->mr * j->v->mr;
+    const gemm_f32_variant_t *v = j->v;
+    const int mr = v->mr, nr = v->nr;
+    gemm_tile_epi_t te;
+    for (int64_t jc = n0; jc < n1; jc += j->bl.nc) {
+        int64_t nc = min64(j->bl.nc, n1 - jc);
+        int64_t pc = 0;
+        do {
+            int64_t kc = min64(j->bl.kc, j->K - pc);
+            const float *bp;
+            if (j->packed) {
+                bp = j->packed + pc * j->npad + jc * kc;
+            } else {
+                (v->pack_b ? v->pack_b : gemm_f32_pack_b_block)(j->tb, j->B, j->ldb, pc, jc, kc,
+                                                                nc, nr, bbuf);
+                bp = bbuf;
+            }
+            float beta = pc == 0 ? j->beta : 1.0f;
+            int last = pc + kc >= j->K;
+            for (int64_t ic = m0; ic < m1; ic += j->bl.mc) {
+                int64_t mc = min64(j->bl.mc, m1 - ic);
+                float *ap = a_all ? abuf + pc * mpad + (ic - m0) * kc : abuf;
+                if (!a_all || jc == n0)
+                    (v->pack_a ? v->pack_a : gemm_f32_pack_a)(j->ta, j->A, j->lda, ic, pc, mc, kc,
+                                                              mr, ap);
+                for (int64_t ir = 0; ir < mc; ir += mr) {
+                    int m = (int)min64(mr, mc - ir);
+                    for (int64_t jr = 0; jr < nc; jr += nr) {
+                        const gemm_tile_epi_t *e =
+                            last ? tile_epi(j->epi, ic + ir, jc + jr, &te) : NULL;
+                        v->uk(kc, ap + ir * kc, 0, mr, bp + jr * kc, nr,
+                              j->C + (ic + ir) * j->ldc + jc + jr, j->ldc, m,
+                              (int)min64(nr, nc - jr), j->alpha, beta, e);
+                    }
+                }
+            }
+            pc += kc;
+        } while (pc < j->K);
+    }
+}
+
+static void run_direct_range(const gjob_t *j, int64_t m0, int64_t m1, int64_t n0, int64_t n1)
+{
+    const gemm_f32_variant_t *v = j->v;
+    const int nr = v->nr;
+    int64_t rs_a = j->ta ? 1 : (j->lda > 0 ? j->lda : 1), cs_a = j->ta ? j->lda : 1;
+    if (v->smallm && !j->epi && m1 - m0 <= 16) {
+        /* C (m x NCH) stays in a quarter of L2 while B streams through */
+        size_t l2 = base_cpu()->l2 ? base_cpu()->l2 : 1024 * 1024;
+        int64_t nch = (int64_t)(l2 / 4 / ((size_t)(m1 - m0) * sizeof(float))) / 16 * 16;
+        for (int64_t jc = n0; jc < n1; jc += nch)
+            v->smallm((int)(m1 - m0), min64(nch, n1 - jc), j->K, j->alpha, j->A + m0 * rs_a,
+                      rs_a, cs_a, j->B + jc, j->ldb, j->beta, j->C + m0 * j->ldc + jc, j->ldc);
+        return;
+    }
+    /* even row blocks of at most MR rows: 16 rows run as 8 + 8, not 14 + 2 */
+    int64_t rows = m1 - m0, nb = (rows + v->mr - 1) / v->mr;
+    int64_t rb = nb ? (rows + nb - 1) / nb : 1;
+    int64_t kcb = j->bl.kc * 2;
+    gemm_tile_epi_t te;
+    int64_t pc = 0;
+    do {
+        int64_t kc = min64(kcb, j->K - pc);
+        float beta = pc == 0 ? j->beta : 1.0f;
+        int last = pc + kc >= j->K;
+        for (int64_t jr = n0; jr < n1; jr += nr) {
+            int n = (int)min64(nr, n1 - jr);
+            for (int64_t ir = m0; ir < m1; ir += rb) {
+                const gemm_tile_epi_t *e = last ? tile_epi(j->epi, ir, jr, &te) : NULL;
+                v->uk(kc, j->A + ir * rs_a + pc * cs_a, rs_a, cs_a, j->B + pc * j->ldb + jr,
+                      j->ldb, j->C + ir * j->ldc + jr, j->ldc, (int)min64(rb, m1 - ir), n,
+                      j->alpha, beta, e);
+            }
+        }
+        pc += kc;
+    } while (pc < j->K);
+}
+
+/* [b, e) of part p of `total` units split into `parts` near-equal pieces */
+static void split(int64_t total, int parts, int p, int64_t *b, int64_t *e)
+{
+    int64_t q = total / parts, r = total % parts;
+    *b = p * q + (p < r ? p : r);
+    *e = *b + q + (p < r ? 1 : 0);
+}
+
+/* Scalar epilogue over a finished block (only the allocation-failure
+ * fallback uses it). */
+static void epi_block_scalar(const gemm_epilogue_t *epi, float *C, int64_t ldc, int64_t i0,
+                             int64_t i1, int64_t j0, int64_t j1)
+{
+    for (int64_t i = i0; i < i1; i++)
+        for (int64_t jj = j0; jj < j1; jj++) {
+            float v = C[i * ldc + jj];
+            if (epi->bias && epi->bias_kind == GEMM_BIAS_ROW)
+                v += epi->bias[i];
+            if (epi->bias && epi->bias_kind == GEMM_BIAS_COL)
+                v += epi->bias[jj];
+            v = gemm_act_apply_f32(epi->act, v, epi->clip_lo, epi->clip_hi) * epi->scale;
+            if (epi->residual)
+                v += epi->residual[i * epi->ldr + jj];
+            C[i * ldc + jj] = v;
+        }
+}
+
+static void gemm_task(void *ctx, size_t begin, size_t end, int worker)
+{
+    (void)worker;
+    const gjob_t *j = ctx;
+    const int mr = j->v->mr, nr = j->v->nr;
+    int64_t mt = (j->M + mr - 1) / mr, nt = (j->N + nr - 1) / nr;
+    for (size_t t = begin; t < end; t++) {
+        int pi = (int)t / j->tn, pj = (int)t % j->tn;
+        int64_t a, b, c, d;
+        split(mt, j->tm, pi, &a, &b);
+        split(nt, j->tn, pj, &c, &d);
+        int64_t m0 = a * mr, m1 = min64(b * mr, j->M), n0 = c * nr, n1 = min64(d * nr, j->N);
+        if (m0 >= m1 || n0 >= n1)
+            continue;
+        if (j->direct) {
+            run_direct_range(j, m0, m1, n0, n1);
+            continue;
+        }
+        int64_t kc = min64(j->bl.kc, j->K > 0 ? j->K : 1);
+        int64_t mpad = (m1 - m0 + mr - 1) / mr * mr;
+        int64_t mc = min64(j->bl.mc, mpad);
+        int64_t nc = j->packed ? 0 : min64(j->bl.nc, (n1 - n0 + nr - 1) / nr * nr);
+        /* several jc passes: pack A once for all of them if it is not huge */
+        int a_all = n1 - n0 > j->bl.nc && (double)mpad * (double)j->K * sizeof(float) <= 32e6;
+        size_t abytes = (size_t)(a_all ? mpad * j->K : mc * kc) * sizeof(float);
+        abytes = base_round_up(abytes, BASE_ALIGN);
+        int slot;
+        float *ws = ws_get(abytes + (size_t)(kc * nc) * sizeof(float), &slot);
+        if (!ws && j->packed) {
+            /* no memory: pack A one micro-panel at a time on the stack */
+            float stack_a[16 * 1024] __attribute__((aligned(64)));
+            gjob_t small = *j;
+            small.bl.mc = mr;
+            if ((int64_t)mr * kc <= 16 * 1024)
+                run_packed_range(&small, m0, m1, n0, n1, stack_a, NULL, 0);
+            continue;
+        }
+        if (!ws) {
+            /* no memory for packing: the reference kernel needs none */
+            const float *ap = j->ta ? j->A + m0 : j->A + m0 * j->lda;
+            const float *bp = j->tb ? j->B + n0 * j->ldb : j->B + n0;
+            gemm_ref_f32(j->ta, j->tb, m1 - m0, n1 - n0, j->K, j->alpha, ap, j->lda, bp, j->ldb,
+                         j->beta, j->C + m0 * j->ldc + n0, j->ldc);
+            if (j->epi)
+                epi_block_scalar(j->epi, j->C, j->ldc, m0, m1, n0, n1);
+            continue;
+        }
+        run_packed_range(j, m0, m1, n0, n1, ws, (float *)((char *)ws + abytes), a_all);
+        ws_put(ws, slot);
+    }
+}
+
+/* Chooses the thread grid and runs. */
+static void gemm_launch(gjob_t *j, const kctx_t *k)
+{
+    const int mr = j->v->mr, nr = j->v->nr;
+    int64_t mt = (j->M + mr - 1) / mr, nt = (j->N + nr - 1) / nr;
+    int threads = k && k->pool && k->threads > 1 ? k->threads : 1;
+    double macs = (double)j->M * (double)j->N * (double)(j->K > 0 ? j->K : 1);
+    if (macs < (double)(1 << 18))
+        threads = 1; /* a few microseconds of work: a dispatch would cost as much */
+    if ((double)threads > (double)mt * (double)nt)
+        threads = (int)(mt * nt);
+    if (j->direct && threads > nt)
+        threads = (int)nt;
+    int best_tm = 1, best_tn = threads;
+    double best = -1;
+    for (int tm = 1; tm <= threads; tm++) {
+        if (threads % tm)
+            continue;
+        int tn = threads / tm;
+        if (tm > mt || tn > nt || (j->direct && tm > 1))
+            continue;
+        double area = (double)((mt + tm - 1) / tm * mr) * (double)((nt + tn - 1) / tn * nr);
+        /* ties go to splitting N: each thread then reads only its part of B */
+        if (best < 0 || area < best) {
+            best = area;
+            best_tm = tm;
+            best_tn = tn;
+        }
+    }
+    if (best < 0)
+        best_tm = best_tn = 1;
+    j->tm = best_tm;
+    j->tn = best_tn;
+    threads = best_tm * best_tn;
+    base_pool_parallel_for_1d(threads > 1 ? k->pool : NULL, (size_t)threads, 1, gemm_task, j);
+}
+
+static void job_init(gjob_t *j, const gemm_f32_variant_t *v, int transA, int transB, int64_t M,
+                     int64_t N, int64_t K, float alpha, const float *A, int64_t lda,
+                     const float *B, int64_t ldb, float beta, float *C, int64_t ldc,
+                     const gemm_epilogue_t *epi)
+{
+    memset(j, 0, sizeof *j);
+    j->v = v;
+    gemm_f32_blocking(v, &j->bl);
+    j->ta = transA != 0;
+    j->tb = transB != 0;
+    j->M = M;
+    j->N = N;
+    j->K = K > 0 ? K : 0;
+    j->alpha = alpha;
+    j->beta = beta;
+    j->A = A;
+    j->lda = lda;
+    j->B = B;
+    j->ldb = ldb;
+    j->C = C;
+    j->ldc = ldc;
+    j->epi = epi;
+}
+
+void gemm_f32_run(const gemm_f32_variant_t *v, const kctx_t *k, int transA, int transB,
+                  int64_t M, int64_t N, int64_t K, float alpha, const float *A, int64_t lda,
+                  const float *B, int64_t ldb, float beta, float *C, int64_t ldc,
+                  const gemm_epilogue_t *epi)
+{
+    if (M <= 0 || N <= 0)
+        return;
+    gjob_t j;
+    job_init(&j, v, transA, transB, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, epi);
+    /* no packing when it cannot pay: few rows of A (each B element is used
+     * by at most 16 FMAs anyway) or a product that fits in L1/L2 */
+    j.direct = !j.tb && (M <= 16 || (double)M * (double)N * (double)j.K <= 48.0 * 48.0 * 48.0);
+    gemm_launch(&j, k);
+}
+
+void gemm_f32_ex(const kctx_t *k, int transA, int transB, int64_t M, int64_t N, int64_t K,
+                 float alpha, const float *A, int64_t lda, const float *B, int64_t ldb,
+                 float beta, float *C, int64_t ldc, const gemm_epilogue_t *epi)
+{
+    gemm_f32_run(gemm_f32_select(), k, transA, transB, M, N, K, alpha, A, lda, B, ldb, beta, C,
+                 ldc, epi);
+}
+
+void gemm_f32(const kctx_t *k, int transA, int transB, int64_t M, int64_t N, int64_t K,
+              float alpha, const float *A, int64_t lda, const float *B, int64_t ldb, float beta,
+              float *C, int64_t ldc)
+{
+    gemm_f32_run(gemm_f32_select(), k, transA, transB, M, N, K, alpha, A, lda, B, ldb, beta, C,
+                 ldc, NULL);
+}
+
+/* ---- pre-packed B ---- */
+
+#define PACKED_MAGIC 0x42504347u /* "GCPB" */
+#define PACKED_HEADER 64
+
+typedef struct packed_header {
+    uint32_t magic;
+    int32_t variant; /* index into gemm_f32_variants */
+    int64_t K, N, kc, npad;
+} packed_header_t;
+
+size_t gemm_f32_packed_b_size(int64_t K, int64_t N)
+{
+    const gemm_f32_variant_t *v = gemm_f32_select();
+    if (K < 0 || N < 0)
+        return 0;
+    int64_t npad = (N + v->nr - 1) / v->nr * v->nr;
+    return PACKED_HEADER + (size_t)K * (size_t)npad * sizeof(float);
+}
+
+cairn_status_t gemm_f32_pack_b(int transB, int64_t K, int64_t N, const float *B, int64_t ldb,
+                               void *packed, size_t size)
+{
+    const gemm_f32_variant_t *v = gemm_f32_select();
+    size_t need = gemm_f32_packed_b_size(K, N);
+    if (K < 0 || N < 0)
+        return base_error(CAIRN_ERR_INVALID_ARGUMENT, "gemm_f32_pack_b: negative K=%lld or N=%lld",
+                          (long long)K, (long long)N);
+    if (size < need)
+        return base_error(CAIRN_ERR_INVALID_ARGUMENT,
+                          "gemm_f32_pack_b: buffer of %zu bytes, K=%lld x N=%lld needs %zu "
+                          "(gemm_f32_packed_b_size)",
+                          size, (long long)K, (long long)N, need);
+    if ((uintptr_t)packed % BASE_ALIGN)
+        return base_error(CAIRN_ERR_INVALID_ARGUMENT,
+                          "gemm_f32_pack_b: buffer must be %d-byte aligned", BASE_ALIGN);
+    gemm_blocking_t bl;
+    gemm_f32_blocking(v, &bl);
+    packed_header_t h = {PACKED_MAGIC, (int32_t)(v - gemm_f32_variants), K, N, bl.kc,
+                         (N + v->nr - 1) / v->nr * v->nr};
+    memcpy(packed, &h, sizeof h);
+    float *d = (float *)((char *)packed + PACKED_HEADER);
+    for (int64_t pc = 0; pc < K; pc += bl.kc) {
+        int64_t kc = min64(bl.kc, K - pc);
+        (v->pack_b ? v->pack_b : gemm_f32_pack_b_block)(transB, B, ldb, pc, 0, kc, N, v->nr,
+                                                        d + pc * h.npad);
+    }
+    return CAIRN_OK;
+}
+
+cairn_status_t gemm_f32_packed(const kctx_t *k, int transA, int64_t M, int64_t N, int64_t K,
+                               float alpha, const float *A, int64_t lda, const void *packed,
+                               float beta, float *C, int64_t ldc, const gemm_epilogue_t *epi)
+{
+    packed_header_t h;
+    memcpy(&h, packed, sizeof h);
+    if (h.magic != PACKED_MAGIC || h.variant < 0 || h.variant >= gemm_f32_n_variants)
+        return base_error(CAIRN_ERR_INVALID_ARGUMENT,
+                          "gemm_f32_packed: the buffer was not made by gemm_f32_pack_b");
+    if (h.K != K || h.N != N)
+        return base_error(CAIRN_ERR_SHAPE,
+                          "gemm_f32_packed: B was packed as K=%lld x N=%lld, called with K=%lld "
+                          "x N=%lld",
+                          (long long)h.K, (long long)h.N, (long long)K, (long long)N);
+    if (M <= 0 || N <= 0)
+        return CAIRN_OK;
+    gjob_t j;
+    job_init(&j, &gemm_f32_variants[h.variant], transA, 0, M, N, K, alpha, A, lda, NULL, 0, beta,
+             C, ldc, epi);
+    j.bl.kc = h.kc;
+    j.packed = (const float *)((const char *)packed + PACKED_HEADER);
+    j.npad = h.npad;
+    gemm_launch(&j, k);
+    return CAIRN_OK;
+}
+
+/* ---- strided batch ---- */
+
+typedef struct bjob {
+    const gemm_f32_variant_t *v;
+    int ta, tb;
+    int64_t M, N, K;
+    float alpha, beta;
+    const float *A, *B;
+    float *C;
+    int64_t lda, ldb, ldc, sa, sb, sc, sr;
+    const gemm_epilogue_t *epi;
+} bjob_t;
+
+static void batch_item(const bjob_t *j, int64_t b, const kctx_t *k)
+{
+    gemm_epilogue_t e;
+    const gemm_epilogue_t *ep = j->epi;
+    if (ep && ep->residual && j->sr) {
+        e = *ep;
+        e.residual += b * j->sr;
+        ep = &e;
+    }
+    gemm_f32_run(j->v, k, j->ta, j->tb, j->M, j->N, j->K, j->alpha, j->A + b * j->sa, j->lda,
+                 j->B + b * j->sb, j->ldb, j->beta, j->C + b * j->sc, j->ldc, ep);
+}
+
+static void batch_task(void *ctx, size_t begin, size_t end, int worker)
+{
+    (void)worker;
+    for (size_t b = begin; b < end; b++)
+        batch_item(ctx, (int64_t)b, NULL);
+}
+
+void gemm_f32_batched(const kctx_t *k, int transA, int transB, int64_t M, int64_t N, int64_t K,
+                      float alpha, const float *A, int64_t lda, int64_t stride_a, const float *B,
+                      int64_t ldb, int64_t stride_b, float beta, float *C, int64_t ldc,
+                      int64_t stride_c, int64_t batch, const gemm_epilogue_t *epi,
+                      int64_t stride_r)
+{
+    if (batch <= 0 || M <= 0 || N <= 0)
+        return;
+    bjob_t j = {gemm_f32_select(), transA, transB, M, N, K, alpha, beta, A, B, C,
+                lda, ldb, ldc, stride_a, stride_b, stride_c, stride_r, epi};
+    int threads = k && k->pool && k->threads > 1 ? k->threads : 1;
+    /* enough items for every thread: one item per task, each single-threaded;
+     * otherwise each item uses all threads */
+    if (threads > 1 && batch >= threads) {
+        base_pool_parallel_for_1d(k->pool, (size_t)batch, 1, batch_task, &j);
+        return;
+    }
+    for (int64_t b = 0; b < batch; b++)
+        batch_item(&j, b, k);
+}

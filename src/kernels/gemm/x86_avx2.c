@@ -1,0 +1,244 @@
+/*
+ * AVX2 + FMA f32 GEMM micro-kernel: a 6 x 16 tile of C in 12 ymm
+ * accumulators (2 vectors of 8 per row), with 2 registers for B and one for
+ * the broadcast A element out of 16. Edge tiles use vmaskmov loads and
+ * stores driven by a sliding mask table.
+ *
+ * Compiled with -mavx2 -mfma -mf16c; only called when the CPU has them.
+ */
+#include "kernels/gemm/gemm_f32_internal.h"
+#include "kernels/gemm/smallm_generic.h"
+
+#if defined(__x86_64__) && defined(__AVX2__) && defined(__FMA__)
+#include <immintrin.h>
+
+#define MR 6
+#define NR 16
+
+#define ALWAYS_INLINE static inline __attribute__((always_inline))
+
+static const int32_t mask_tab[16] = {-1, -1, -1, -1, -1, -1, -1, -1, 0, 0, 0, 0, 0, 0, 0, 0};
+
+/* lanes [0, w) set, w clamped to [0, 8] */
+ALWAYS_INLINE __m256i lane_mask(int w)
+{
+    w = w < 0 ? 0 : w > 8 ? 8 : w;
+    return _mm256_loadu_si256((const __m256i *)(mask_tab + 8 - w));
+}
+
+ALWAYS_INLINE __m256 exp256(__m256 x)
+{
+    x = _mm256_min_ps(_mm256_max_ps(x, _mm256_set1_ps(-87.0f)), _mm256_set1_ps(88.0f));
+    __m256 n = _mm256_round_ps(_mm256_mul_ps(x, _mm256_set1_ps(1.44269504088896341f)),
+                               _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    __m256 r = _mm256_fnmadd_ps(n, _mm256_set1_ps(0.693145751953125f), x);
+    r = _mm256_fnmadd_ps(n, _mm256_set1_ps(1.428606765330187e-06f), r);
+    __m256 p = _mm256_set1_ps(1.0f / 5040.0f);
+    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.0f / 720.0f));
+    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.0f / 120.0f));
+    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.0f / 24.0f));
+    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.0f / 6.0f));
+    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(0.5f));
+    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.0f));
+    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.0f));
+    /* 2^n by building the exponent field; n is in [-126, 127] after the clamp */
+    __m256i e = _mm256_slli_epi32(_mm256_add_epi32(_mm256_cvtps_epi32(n), _mm256_set1_epi32(127)), 23);
+    return _mm256_mul_ps(p, _mm256_castsi256_ps(e));
+}
+
+ALWAYS_INLINE __m256 sigmoid256(__m256 x)
+{
+    __m256 one = _mm256_set1_ps(1.0f);
+    return _mm256_div_ps(one, _mm256_add_ps(one, exp256(_mm256_sub_ps(_mm256_setzero_ps(), x))));
+}
+
+/* 1 + erf(x / sqrt 2), as in x86_avx512.c (A&S 7.1.26 through erfc). */
+ALWAYS_INLINE __m256 one_plus_erf256(__m256 x)
+{
+    __m256 absx = _mm256_andnot_ps(_mm256_set1_ps(-0.0f), x);
+    __m256 u = _mm256_mul_ps(absx, _mm256_set1_ps(0.70710678118654752f));
+    __m256 t = _mm256_div_ps(_mm256_set1_ps(1.0f),
+                             _mm256_fmadd_ps(u, _mm256_set1_ps(0.3275911f), _mm256_set1_ps(1.0f)));
+    __m256 p = _mm256_set1_ps(1.061405429f);
+    p = _mm256_fmadd_ps(p, t, _mm256_set1_ps(-1.453152027f));
+    p = _mm256_fmadd_ps(p, t, _mm256_set1_ps(1.421413741f));
+    p = _mm256_fmadd_ps(p, t, _mm256_set1_ps(-0.284496736f));
+    p = _mm256_fmadd_ps(p, t, _mm256_set1_ps(0.254829592f));
+    p = _mm256_mul_ps(p, t);
+    __m256 erfc = _mm256_mul_ps(p, exp256(_mm256_sub_ps(_mm256_setzero_ps(), _mm256_mul_ps(u, u))));
+    __m256 neg = _mm256_cmp_ps(x, _mm256_setzero_ps(), _CMP_LT_OQ);
+    return _mm256_blendv_ps(_mm256_sub_ps(_mm256_set1_ps(2.0f), erfc), erfc, neg);
+}
+
+static __m256 act256(__m256 v, const gemm_tile_epi_t *e)
+{
+    switch (e->act) {
+    case GEMM_ACT_NONE:
+        return v;
+    case GEMM_ACT_RELU:
+        return _mm256_max_ps(v, _mm256_setzero_ps());
+    case GEMM_ACT_GELU_ERF:
+        return _mm256_mul_ps(_mm256_mul_ps(v, _mm256_set1_ps(0.5f)), one_plus_erf256(v));
+    case GEMM_ACT_GELU_TANH: {
+        __m256 v3 = _mm256_mul_ps(_mm256_mul_ps(v, v), v);
+        __m256 z = _mm256_fmadd_ps(v3, _mm256_set1_ps(0.044715f), v);
+        z = _mm256_mul_ps(z, _mm256_set1_ps(2.0f * 0.7978845608028654f));
+        return _mm256_mul_ps(v, sigmoid256(z));
+    }
+    case GEMM_ACT_SILU:
+        return _mm256_mul_ps(v, sigmoid256(v));
+    case GEMM_ACT_SIGMOID:
+        return sigmoid256(v);
+    case GEMM_ACT_CLIP:
+        return _mm256_min_ps(_mm256_max_ps(v, _mm256_set1_ps(e->lo)), _mm256_set1_ps(e->hi));
+    }
+    return v;
+}
+
+static void epi_store(const float *t, float *C, int64_t ldc, int m, int n, float beta,
+                      const gemm_tile_epi_t *e)
+{
+    for (int r = 0; r < m; r++) {
+        for (int c0 = 0; c0 < n; c0 += 8) {
+            __m256i mk = lane_mask(n - c0);
+            __m256 v = _mm256_loadu_ps(t + r * NR + c0);
+            float *cp = C + r * ldc + c0;
+            if (beta != 0.0f)
+                v = _mm256_fmadd_ps(_mm256_set1_ps(beta), _mm256_maskload_ps(cp, mk), v);
+            if (e->bias_row)
+                v = _mm256_add_ps(v, _mm256_set1_ps(e->bias_row[r]));
+            if (e->bias_col)
+                v = _mm256_add_ps(v, _mm256_maskload_ps(e->bias_col + c0, mk));
+            v = act256(v, e);
+            if (e->scale != 1.0f)
+                v = _mm256_mul_ps(v, _mm256_set1_ps(e->scale));
+            if (e->res)
+                v = _mm256_add_ps(v, _mm256_maskload_ps(e->res + r * e->ldr + c0, mk));
+            _mm256_maskstore_ps(cp, mk, v);
+        }
+    }
+}
+
+ALWAYS_INLINE void store_tile(__m256 acc[MR][2], int rows, float *C, int64_t ldc, int m, int n,
+                              float alpha, float beta, const gemm_tile_epi_t *e)
+{
+    __m256 va = _mm256_set1_ps(alpha);
+    if (e) {
+        float t[MR * NR] __attribute__((aligned(32)));
+        for (int r = 0; r < rows; r++) {
+            _mm256_store_ps(t + r * NR, _mm256_mul_ps(va, acc[r][0]));
+            _mm256_store_ps(t + r * NR + 8, _mm256_mul_ps(va, acc[r][1]));
+        }
+        epi_store(t, C, ldc, m, n, beta, e);
+        return;
+    }
+    __m256i m0 = lane_mask(n), m1 = lane_mask(n - 8);
+    __m256 vb = _mm256_set1_ps(beta);
+#pragma GCC unroll 8
+    for (int r = 0; r < rows; r++) {
+        if (r < m) {
+            float *cp = C + r * ldc;
+            __m256 v0 = _mm256_mul_ps(va, acc[r][0]);
+            __m256 v1 = _mm256_mul_ps(va, acc[r][1]);
+            if (beta != 0.0f) {
+                v0 = _mm256_fmadd_ps(vb, _mm256_maskload_ps(cp, m0), v0);
+                v1 = _mm256_fmadd_ps(vb, _mm256_maskload_ps(cp + 8, m1), v1);
+            }
+            _mm256_maskstore_ps(cp, m0, v0);
+            _mm256_maskstore_ps(cp + 8, m1, v1);
+        }
+    }
+}
+
+static void kernel_packed(int64_t kc, const float *A, const float *B, float *C, int64_t ldc, int m,
+                          int n, float alpha, float beta, const gemm_tile_epi_t *e)
+{
+    __m256 acc[MR][2];
+#pragma GCC unroll 8
+    for (int r = 0; r < MR; r++)
+        acc[r][0] = acc[r][1] = _mm256_setzero_ps();
+    for (int r = 0; r < m; r++)
+        _mm_prefetch((const char *)(C + r * ldc), _MM_HINT_T0);
+    for (int64_t k = 0; k < kc; k++) {
+        __m256 b0 = _mm256_load_ps(B);
+        __m256 b1 = _mm256_load_ps(B + 8);
+#pragma GCC unroll 8
+        for (int r = 0; r < MR; r++) {
+            __m256 a = _mm256_broadcast_ss(A + r);
+            acc[r][0] = _mm256_fmadd_ps(a, b0, acc[r][0]);
+            acc[r][1] = _mm256_fmadd_ps(a, b1, acc[r][1]);
+        }
+        A += MR;
+        B += NR;
+    }
+    store_tile(acc, MR, C, ldc, m, n, alpha, beta, e);
+}
+
+ALWAYS_INLINE void kernel_direct(const int ROWS, int64_t kc, const float *A, int64_t rs_a,
+                                 int64_t cs_a, const float *B, int64_t ldb, float *C, int64_t ldc,
+                                 int m, int n, float alpha, float beta, const gemm_tile_epi_t *e)
+{
+    __m256 acc[MR][2];
+    const float *ar[MR];
+#pragma GCC unroll 8
+    for (int r = 0; r < ROWS; r++) {
+        acc[r][0] = acc[r][1] = _mm256_setzero_ps();
+        ar[r] = A + (r < m ? r : m - 1) * rs_a;
+    }
+    __m256i m0 = lane_mask(n), m1 = lane_mask(n - 8);
+    for (int64_t k = 0; k < kc; k++) {
+        __m256 b0 = _mm256_maskload_ps(B, m0);
+        __m256 b1 = _mm256_maskload_ps(B + 8, m1);
+        int64_t ka = k * cs_a;
+#pragma GCC unroll 8
+        for (int r = 0; r < ROWS; r++) {
+            __m256 a = _mm256_broadcast_ss(ar[r] + ka);
+            acc[r][0] = _mm256_fmadd_ps(a, b0, acc[r][0]);
+            acc[r][1] = _mm256_fmadd_ps(a, b1, acc[r][1]);
+        }
+        B += ldb;
+    }
+    store_tile(acc, ROWS, C, ldc, m, n, alpha, beta, e);
+}
+
+void gemm_f32_ukernel_6x16_avx2(int64_t kc, const float *A, int64_t rs_a, int64_t cs_a,
+                                const float *B, int64_t ldb, float *C, int64_t ldc, int m, int n,
+                                float alpha, float beta, const gemm_tile_epi_t *e)
+{
+    if (rs_a == 0) {
+        kernel_packed(kc, A, B, C, ldc, m, n, alpha, beta, e);
+        return;
+    }
+    if (m <= 1)
+        kernel_direct(1, kc, A, rs_a, cs_a, B, ldb, C, ldc, m, n, alpha, beta, e);
+    else if (m <= 2)
+        kernel_direct(2, kc, A, rs_a, cs_a, B, ldb, C, ldc, m, n, alpha, beta, e);
+    else if (m <= 4)
+        kernel_direct(4, kc, A, rs_a, cs_a, B, ldb, C, ldc, m, n, alpha, beta, e);
+    else
+        kernel_direct(MR, kc, A, rs_a, cs_a, B, ldb, C, ldc, m, n, alpha, beta, e);
+}
+
+void gemm_f32_smallm_avx2(int m, int64_t n, int64_t K, float alpha, const float *A, int64_t rs_a,
+                          int64_t cs_a, const float *B, int64_t ldb, float beta, float *C,
+                          int64_t ldc)
+{
+    smallm_generic(m, n, K, alpha, A, rs_a, cs_a, B, ldb, beta, C, ldc);
+}
+
+#else
+void gemm_f32_smallm_avx2(int m, int64_t n, int64_t K, float alpha, const float *A, int64_t rs_a,
+                          int64_t cs_a, const float *B, int64_t ldb, float beta, float *C,
+                          int64_t ldc)
+{
+    (void)m, (void)n, (void)K, (void)alpha, (void)A, (void)rs_a, (void)cs_a, (void)B, (void)ldb;
+    (void)beta, (void)C, (void)ldc;
+}
+void gemm_f32_ukernel_6x16_avx2(int64_t kc, const float *A, int64_t rs_a, int64_t cs_a,
+                                const float *B, int64_t ldb, float *C, int64_t ldc, int m, int n,
+                                float alpha, float beta, const gemm_tile_epi_t *e)
+{
+    (void)kc, (void)A, (void)rs_a, (void)cs_a, (void)B, (void)ldb, (void)C, (void)ldc, (void)m;
+    (void)n, (void)alpha, (void)beta, (void)e;
+}
+#endif

@@ -1,0 +1,420 @@
+/*
+ * AVX-512 f32 GEMM micro-kernel: a 14 x 32 tile of C held in 28 zmm
+ * accumulators (2 vectors of 16 per row), which leaves 4 registers for the
+ * two B vectors and the broadcast A element. Each k step issues 28 FMAs
+ * against 2 vector loads and 14 broadcast loads (folded into the FMAs as
+ * {1to16} memory operands), enough independent chains to cover the FMA
+ * latency on both ports. Edge tiles use masked loads and stores.
+ *
+ * This file is compiled with -mavx512f/bw/vl/dq -mfma and must only be
+ * called when the CPU has those features (the variant table sees to it).
+ */
+#include "kernels/gemm/gemm_f32_internal.h"
+
+#if defined(__x86_64__) && defined(__AVX512F__)
+#include <immintrin.h>
+
+#ifndef MR
+#define MR 14
+#endif
+#ifndef NV
+#define NV 2 /* vectors of 16 per row */
+#endif
+#define NR (16 * NV)
+
+#define ALWAYS_INLINE static inline __attribute__((always_inline))
+
+/* e^x, |rel err| ~ 2 ulp on the clamped range; exp(-inf..-87) -> ~1e-38. */
+ALWAYS_INLINE __m512 exp512(__m512 x)
+{
+    x = _mm512_min_ps(_mm512_max_ps(x, _mm512_set1_ps(-87.0f)), _mm512_set1_ps(88.0f));
+    __m512 n = _mm512_roundscale_ps(_mm512_mul_ps(x, _mm512_set1_ps(1.44269504088896341f)),
+                                    _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    /* r = x - n*ln2 with ln2 split so n*ln2_hi is exact */
+    __m512 r = _mm512_fnmadd_ps(n, _mm512_set1_ps(0.693145751953125f), x);
+    r = _mm512_fnmadd_ps(n, _mm512_set1_ps(1.428606765330187e-06f), r);
+    __m512 p = _mm512_set1_ps(1.0f / 5040.0f);
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.0f / 720.0f));
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.0f / 120.0f));
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.0f / 24.0f));
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.0f / 6.0f));
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(0.5f));
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.0f));
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.0f));
+    return _mm512_scalef_ps(p, n);
+}
+
+ALWAYS_INLINE __m512 sigmoid512(__m512 x)
+{
+    __m512 one = _mm512_set1_ps(1.0f);
+    return _mm512_div_ps(one, _mm512_add_ps(one, exp512(_mm512_sub_ps(_mm512_setzero_ps(), x))));
+}
+
+/* 1 + erf(x / sqrt 2) through erfc(|u|) = t*P(t)*exp(-u^2) (Abramowitz &
+ * Stegun 7.1.26, |err| <= 1.5e-7), which keeps the negative tail exact in
+ * relative terms instead of cancelling 1 - erf. */
+ALWAYS_INLINE __m512 one_plus_erf512(__m512 x)
+{
+    __m512 u = _mm512_mul_ps(_mm512_abs_ps(x), _mm512_set1_ps(0.70710678118654752f));
+    __m512 t = _mm512_div_ps(_mm512_set1_ps(1.0f),
+                             _mm512_fmadd_ps(u, _mm512_set1_ps(0.3275911f), _mm512_set1_ps(1.0f)));
+    __m512 p = _mm512_set1_ps(1.061405429f);
+    p = _mm512_fmadd_ps(p, t, _mm512_set1_ps(-1.453152027f));
+    p = _mm512_fmadd_ps(p, t, _mm512_set1_ps(1.421413741f));
+    p = _mm512_fmadd_ps(p, t, _mm512_set1_ps(-0.284496736f));
+    p = _mm512_fmadd_ps(p, t, _mm512_set1_ps(0.254829592f));
+    p = _mm512_mul_ps(p, t);
+    __m512 erfc = _mm512_mul_ps(p, exp512(_mm512_sub_ps(_mm512_setzero_ps(), _mm512_mul_ps(u, u))));
+    __mmask16 neg = _mm512_cmp_ps_mask(x, _mm512_setzero_ps(), _CMP_LT_OQ);
+    return _mm512_mask_blend_ps(neg, _mm512_sub_ps(_mm512_set1_ps(2.0f), erfc), erfc);
+}
+
+static __m512 act512(__m512 v, const gemm_tile_epi_t *e)
+{
+    switch (e->act) {
+    case GEMM_ACT_NONE:
+        return v;
+    case GEMM_ACT_RELU:
+        return _mm512_max_ps(v, _mm512_setzero_ps());
+    case GEMM_ACT_GELU_ERF:
+        return _mm512_mul_ps(_mm512_mul_ps(v, _mm512_set1_ps(0.5f)), one_plus_erf512(v));
+    case GEMM_ACT_GELU_TANH: {
+        /* x/2 (1 + tanh z) = x * sigmoid(2z) */
+        __m512 v3 = _mm512_mul_ps(_mm512_mul_ps(v, v), v);
+        __m512 z = _mm512_fmadd_ps(v3, _mm512_set1_ps(0.044715f), v);
+        z = _mm512_mul_ps(z, _mm512_set1_ps(2.0f * 0.7978845608028654f));
+        return _mm512_mul_ps(v, sigmoid512(z));
+    }
+    case GEMM_ACT_SILU:
+        return _mm512_mul_ps(v, sigmoid512(v));
+    case GEMM_ACT_SIGMOID:
+        return sigmoid512(v);
+    case GEMM_ACT_CLIP:
+        return _mm512_min_ps(_mm512_max_ps(v, _mm512_set1_ps(e->lo)), _mm512_set1_ps(e->hi));
+    }
+    return v;
+}
+
+/* The epilogue over a finished tile t (alpha already applied) kept on the
+ * stack next to the registers, then the only store to C. */
+static void epi_store(const float *t, float *C, int64_t ldc, int m, int n, float beta,
+                      const gemm_tile_epi_t *e)
+{
+    for (int r = 0; r < m; r++) {
+        for (int c0 = 0; c0 < n; c0 += 16) {
+            int w = n - c0 < 16 ? n - c0 : 16;
+            __mmask16 mk = (__mmask16)((1u << w) - 1u);
+            __m512 v = _mm512_loadu_ps(t + r * NR + c0);
+            float *cp = C + r * ldc + c0;
+            if (beta != 0.0f)
+                v = _mm512_fmadd_ps(_mm512_set1_ps(beta), _mm512_maskz_loadu_ps(mk, cp), v);
+            if (e->bias_row)
+                v = _mm512_add_ps(v, _mm512_set1_ps(e->bias_row[r]));
+            if (e->bias_col)
+                v = _mm512_add_ps(v, _mm512_maskz_loadu_ps(mk, e->bias_col + c0));
+            v = act512(v, e);
+            if (e->scale != 1.0f)
+                v = _mm512_mul_ps(v, _mm512_set1_ps(e->scale));
+            if (e->res)
+                v = _mm512_add_ps(v, _mm512_maskz_loadu_ps(mk, e->res + r * e->ldr + c0));
+            _mm512_mask_storeu_ps(cp, mk, v);
+        }
+    }
+}
+
+/* lanes [0, w) of a 16-lane vector, w clamped to [0, 16] */
+ALWAYS_INLINE __mmask16 lanes(int w)
+{
+    return w >= 16 ? (__mmask16)0xFFFF : w <= 0 ? (__mmask16)0 : (__mmask16)((1u << w) - 1u);
+}
+
+/* Final store of the accumulators: alpha, beta, epilogue, masks. */
+ALWAYS_INLINE void store_tile(__m512 acc[MR][NV], int rows, float *C, int64_t ldc, int m, int n,
+                              float alpha, float beta, const gemm_tile_epi_t *e)
+{
+    __m512 va = _mm512_set1_ps(alpha);
+    if (e) {
+        float t[MR * NR] __attribute__((aligned(64)));
+        for (int r = 0; r < rows; r++)
+            for (int v = 0; v < NV; v++)
+                _mm512_store_ps(t + r * NR + 16 * v, _mm512_mul_ps(va, acc[r][v]));
+        epi_store(t, C, ldc, m, n, beta, e);
+        return;
+    }
+    __mmask16 mk[NV];
+    for (int v = 0; v < NV; v++)
+        mk[v] = lanes(n - 16 * v);
+    __m512 vb = _mm512_set1_ps(beta);
+#pragma GCC unroll 16
+    for (int r = 0; r < rows; r++) {
+        if (r < m) {
+            float *cp = C + r * ldc;
+#pragma GCC unroll 4
+            for (int v = 0; v < NV; v++) {
+                __m512 x = _mm512_mul_ps(va, acc[r][v]);
+                if (beta != 0.0f)
+                    x = _mm512_fmadd_ps(vb, _mm512_maskz_loadu_ps(mk[v], cp + 16 * v), x);
+                _mm512_mask_storeu_ps(cp + 16 * v, mk[v], x);
+            }
+        }
+    }
+}
+
+/* Packed panels: A[k*MR + r], B[k*NR + c], all in bounds. */
+static void kernel_packed(int64_t kc, const float *A, const float *B, float *C, int64_t ldc, int m,
+                          int n, float alpha, float beta, const gemm_tile_epi_t *e)
+{
+    __m512 acc[MR][NV];
+#pragma GCC unroll 16
+    for (int r = 0; r < MR; r++)
+#pragma GCC unroll 4
+        for (int v = 0; v < NV; v++)
+            acc[r][v] = _mm512_setzero_ps();
+    /* the C tile is touched once, at the end: ask for its lines a few
+     * hundred cycles before (earlier, the streaming B panel evicts them) */
+    int64_t kpf = kc > 24 ? kc - 24 : 0;
+    for (int64_t k = 0; k < kc; k++) {
+        if (k == kpf)
+            for (int r = 0; r < m; r++)
+                for (int v = 0; v < NV; v++)
+                    _mm_prefetch((const char *)(C + r * ldc + 16 * v), _MM_HINT_T0);
+        __m512 b[NV];
+#pragma GCC unroll 4
+        for (int v = 0; v < NV; v++)
+            b[v] = _mm512_load_ps(B + 16 * v);
+#pragma GCC unroll 16
+        for (int r = 0; r < MR; r++) {
+            __m512 a = _mm512_set1_ps(A[r]);
+#pragma GCC unroll 4
+            for (int v = 0; v < NV; v++)
+                acc[r][v] = _mm512_fmadd_ps(a, b[v], acc[r][v]);
+        }
+        A += MR;
+        B += NR;
+    }
+    store_tile(acc, MR, C, ldc, m, n, alpha, beta, e);
+}
+
+/* Unpacked operands for ROWS rows (a compile-time count so the loops
+ * unroll): never reads past row m or column n. */
+ALWAYS_INLINE void kernel_direct(const int ROWS, int64_t kc, const float *A, int64_t rs_a,
+                                 int64_t cs_a, const float *B, int64_t ldb, float *C, int64_t ldc,
+                                 int m, int n, float alpha, float beta, const gemm_tile_epi_t *e)
+{
+    __m512 acc[MR][NV];
+    const float *ar[MR];
+#pragma GCC unroll 16
+    for (int r = 0; r < ROWS; r++) {
+#pragma GCC unroll 4
+        for (int v = 0; v < NV; v++)
+            acc[r][v] = _mm512_setzero_ps();
+        ar[r] = A + (r < m ? r : m - 1) * rs_a;
+    }
+    __mmask16 mk[NV];
+    for (int v = 0; v < NV; v++)
+        mk[v] = lanes(n - 16 * v);
+    for (int64_t k = 0; k < kc; k++) {
+        __m512 b[NV];
+#pragma GCC unroll 4
+        for (int v = 0; v < NV; v++)
+            b[v] = _mm512_maskz_loadu_ps(mk[v], B + 16 * v);
+        int64_t ka = k * cs_a;
+#pragma GCC unroll 16
+        for (int r = 0; r < ROWS; r++) {
+            __m512 a = _mm512_set1_ps(ar[r][ka]);
+#pragma GCC unroll 4
+            for (int v = 0; v < NV; v++)
+                acc[r][v] = _mm512_fmadd_ps(a, b[v], acc[r][v]);
+        }
+        B += ldb;
+    }
+    store_tile(acc, ROWS, C, ldc, m, n, alpha, beta, e);
+}
+
+void gemm_f32_ukernel_14x32_avx512(int64_t kc, const float *A, int64_t rs_a, int64_t cs_a,
+                                   const float *B, int64_t ldb, float *C, int64_t ldc, int m,
+                                   int n, float alpha, float beta, const gemm_tile_epi_t *e)
+{
+    if (rs_a == 0) {
+        kernel_packed(kc, A, B, C, ldc, m, n, alpha, beta, e);
+        return;
+    }
+    if (m <= 1)
+        kernel_direct(1, kc, A, rs_a, cs_a, B, ldb, C, ldc, m, n, alpha, beta, e);
+    else if (m <= 2)
+        kernel_direct(2, kc, A, rs_a, cs_a, B, ldb, C, ldc, m, n, alpha, beta, e);
+    else if (m <= 4)
+        kernel_direct(4, kc, A, rs_a, cs_a, B, ldb, C, ldc, m, n, alpha, beta, e);
+    else if (m <= 8)
+        kernel_direct(8, kc, A, rs_a, cs_a, B, ldb, C, ldc, m, n, alpha, beta, e);
+    else
+        kernel_direct(MR, kc, A, rs_a, cs_a, B, ldb, C, ldc, m, n, alpha, beta, e);
+}
+
+/* Packing when the panel's lanes are rows of the source, contiguous in k
+ * (op(A) = A, op(B) = B^T), while panels want k-major order: 16 k values of
+ * up to 16 lanes are loaded as 16 row vectors, transposed in registers
+ * (unpack, shuffle, two lane shuffles) and stored as 16 columns. Panels of
+ * width p (<= 32) are done 16 lanes at a time; lanes past `lanes_valid`
+ * are zero. src points at lane 0, k 0; lane i starts at src + i*ld. */
+static void pack_kmajor(const float *src, int64_t ld, int lanes_valid, int64_t kc, int p,
+                        float *d)
+{
+    for (int l0 = 0; l0 < p; l0 += 16) {
+        int lw = p - l0 < 16 ? p - l0 : 16;
+        int valid = lanes_valid - l0;
+        const __mmask16 colmask = lanes(lw);
+        for (int64_t k0 = 0; k0 < kc; k0 += 16) {
+            int w = (int)(kc - k0 < 16 ? kc - k0 : 16);
+            __mmask16 km = lanes(w);
+            __m512 r[16], t[16], u[16];
+            for (int i = 0; i < 16; i++)
+                r[i] = i < valid ? _mm512_maskz_loadu_ps(km, src + (l0 + i) * ld + k0)
+                                 : _mm512_setzero_ps();
+            for (int i = 0; i < 16; i += 2) {
+                t[i] = _mm512_unpacklo_ps(r[i], r[i + 1]);
+                t[i + 1] = _mm512_unpackhi_ps(r[i], r[i + 1]);
+            }
+            /* u[4g + c], 128-bit lane l: rows 4g..4g+3 of column 4l + c */
+            for (int g = 0; g < 16; g += 4) {
+                u[g] = _mm512_shuffle_ps(t[g], t[g + 2], 0x44);
+                u[g + 1] = _mm512_shuffle_ps(t[g], t[g + 2], 0xEE);
+                u[g + 2] = _mm512_shuffle_ps(t[g + 1], t[g + 3], 0x44);
+                u[g + 3] = _mm512_shuffle_ps(t[g + 1], t[g + 3], 0xEE);
+            }
+            for (int c = 0; c < 4; c++) {
+                __m512 x0 = _mm512_shuffle_f32x4(u[c], u[4 + c], 0x44);
+                __m512 x1 = _mm512_shuffle_f32x4(u[c], u[4 + c], 0xEE);
+                __m512 y0 = _mm512_shuffle_f32x4(u[8 + c], u[12 + c], 0x44);
+                __m512 y1 = _mm512_shuffle_f32x4(u[8 + c], u[12 + c], 0xEE);
+                __m512 col[4] = {_mm512_shuffle_f32x4(x0, y0, 0x88),
+                                 _mm512_shuffle_f32x4(x0, y0, 0xDD),
+                                 _mm512_shuffle_f32x4(x1, y1, 0x88),
+                                 _mm512_shuffle_f32x4(x1, y1, 0xDD)};
+                for (int l = 0; l < 4; l++) {
+                    int kk = 4 * l + c;
+                    if (kk < w)
+                        _mm512_mask_storeu_ps(d + (k0 + kk) * p + l0, colmask, col[l]);
+                }
+            }
+        }
+    }
+}
+
+void gemm_f32_pack_a_avx512(int transA, const float *A, int64_t lda, int64_t i0, int64_t p0,
+                            int64_t mc, int64_t kc, int mr, float *dst)
+{
+    if (transA || mr > 32) {
+        gemm_f32_pack_a(transA, A, lda, i0, p0, mc, kc, mr, dst);
+        return;
+    }
+    for (int64_t q = 0; q < mc; q += mr)
+        pack_kmajor(A + (i0 + q) * lda + p0, lda, (int)(mc - q < mr ? mc - q : mr), kc, mr,
+                    dst + q * kc);
+}
+
+void gemm_f32_pack_b_avx512(int transB, const float *B, int64_t ldb, int64_t p0, int64_t j0,
+                            int64_t kc, int64_t nc, int nr, float *dst)
+{
+    if (!transB || nr > 32) {
+        gemm_f32_pack_b_block(transB, B, ldb, p0, j0, kc, nc, nr, dst);
+        return;
+    }
+    for (int64_t q = 0; q < nc; q += nr)
+        pack_kmajor(B + (j0 + q) * ldb + p0, ldb, (int)(nc - q < nr ? nc - q : nr), kc, nr,
+                    dst + q * kc);
+}
+
+/* See gemm_f32_smallm_fn. K is taken 8 rows of B at a time: each C vector
+ * is loaded and stored once per 8 FMAs, and the 8 B rows are 8 sequential
+ * streams the hardware prefetcher follows. */
+void gemm_f32_smallm_avx512(int m, int64_t n, int64_t K, float alpha, const float *A,
+                            int64_t rs_a, int64_t cs_a, const float *B, int64_t ldb, float beta,
+                            float *C, int64_t ldc)
+{
+    for (int r = 0; r < m; r++) {
+        float *cr = C + r * ldc;
+        for (int64_t j = 0; j < n; j += 16) {
+            __mmask16 mk = n - j >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << (n - j)) - 1u);
+            __m512 v = beta == 0.0f ? _mm512_setzero_ps()
+                                    : _mm512_mul_ps(_mm512_set1_ps(beta),
+                                                    _mm512_maskz_loadu_ps(mk, cr + j));
+            _mm512_mask_storeu_ps(cr + j, mk, v);
+        }
+    }
+    float aa[8][16];
+    int64_t k0 = 0;
+    for (; k0 + 8 <= K; k0 += 8) {
+        for (int i = 0; i < 8; i++)
+            for (int r = 0; r < m; r++)
+                aa[i][r] = alpha * A[r * rs_a + (k0 + i) * cs_a];
+        const float *b = B + k0 * ldb;
+        for (int64_t j = 0; j < n; j += 16) {
+            __mmask16 mk = n - j >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << (n - j)) - 1u);
+            __m512 b0 = _mm512_maskz_loadu_ps(mk, b + j);
+            __m512 b1 = _mm512_maskz_loadu_ps(mk, b + ldb + j);
+            __m512 b2 = _mm512_maskz_loadu_ps(mk, b + 2 * ldb + j);
+            __m512 b3 = _mm512_maskz_loadu_ps(mk, b + 3 * ldb + j);
+            __m512 b4 = _mm512_maskz_loadu_ps(mk, b + 4 * ldb + j);
+            __m512 b5 = _mm512_maskz_loadu_ps(mk, b + 5 * ldb + j);
+            __m512 b6 = _mm512_maskz_loadu_ps(mk, b + 6 * ldb + j);
+            __m512 b7 = _mm512_maskz_loadu_ps(mk, b + 7 * ldb + j);
+            for (int r = 0; r < m; r++) {
+                float *cp = C + r * ldc + j;
+                __m512 c = _mm512_maskz_loadu_ps(mk, cp);
+                __m512 c2 = _mm512_mul_ps(_mm512_set1_ps(aa[4][r]), b4);
+                c = _mm512_fmadd_ps(_mm512_set1_ps(aa[0][r]), b0, c);
+                c2 = _mm512_fmadd_ps(_mm512_set1_ps(aa[5][r]), b5, c2);
+                c = _mm512_fmadd_ps(_mm512_set1_ps(aa[1][r]), b1, c);
+                c2 = _mm512_fmadd_ps(_mm512_set1_ps(aa[6][r]), b6, c2);
+                c = _mm512_fmadd_ps(_mm512_set1_ps(aa[2][r]), b2, c);
+                c2 = _mm512_fmadd_ps(_mm512_set1_ps(aa[7][r]), b7, c2);
+                c = _mm512_fmadd_ps(_mm512_set1_ps(aa[3][r]), b3, c);
+                _mm512_mask_storeu_ps(cp, mk, _mm512_add_ps(c, c2));
+            }
+        }
+    }
+    for (; k0 < K; k0++) {
+        for (int r = 0; r < m; r++)
+            aa[0][r] = alpha * A[r * rs_a + k0 * cs_a];
+        const float *b = B + k0 * ldb;
+        for (int64_t j = 0; j < n; j += 16) {
+            __mmask16 mk = n - j >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << (n - j)) - 1u);
+            __m512 b0 = _mm512_maskz_loadu_ps(mk, b + j);
+            for (int r = 0; r < m; r++) {
+                float *cp = C + r * ldc + j;
+                __m512 c = _mm512_maskz_loadu_ps(mk, cp);
+                c = _mm512_fmadd_ps(_mm512_set1_ps(aa[0][r]), b0, c);
+                _mm512_mask_storeu_ps(cp, mk, c);
+            }
+        }
+    }
+}
+
+#else
+/* Not an AVX-512 build: the table never selects this variant. */
+void gemm_f32_ukernel_14x32_avx512(int64_t kc, const float *A, int64_t rs_a, int64_t cs_a,
+                                   const float *B, int64_t ldb, float *C, int64_t ldc, int m,
+                                   int n, float alpha, float beta, const gemm_tile_epi_t *e)
+{
+    (void)kc, (void)A, (void)rs_a, (void)cs_a, (void)B, (void)ldb, (void)C, (void)ldc, (void)m;
+    (void)n, (void)alpha, (void)beta, (void)e;
+}
+void gemm_f32_pack_a_avx512(int transA, const float *A, int64_t lda, int64_t i0, int64_t p0,
+                            int64_t mc, int64_t kc, int mr, float *dst)
+{
+    gemm_f32_pack_a(transA, A, lda, i0, p0, mc, kc, mr, dst);
+}
+void gemm_f32_pack_b_avx512(int transB, const float *B, int64_t ldb, int64_t p0, int64_t j0,
+                            int64_t kc, int64_t nc, int nr, float *dst)
+{
+    gemm_f32_pack_b_block(transB, B, ldb, p0, j0, kc, nc, nr, dst);
+}
+void gemm_f32_smallm_avx512(int m, int64_t n, int64_t K, float alpha, const float *A,
+                            int64_t rs_a, int64_t cs_a, const float *B, int64_t ldb, float beta,
+                            float *C, int64_t ldc)
+{
+    (void)m, (void)n, (void)K, (void)alpha, (void)A, (void)rs_a, (void)cs_a, (void)B, (void)ldb;
+    (void)beta, (void)C, (void)ldc;
+}
+#endif

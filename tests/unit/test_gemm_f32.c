@@ -1,0 +1,366 @@
+/*
+ * The optimised f32 GEMM (src/kernels/gemm/gemm.c and its micro-kernels)
+ * against an independent double-precision product computed here.
+ *
+ * Every micro-kernel variant the CPU can run at or below the ISA level in
+ * force (CAIRN_ISA; ctest also runs this binary with CAIRN_ISA=ref, avx2 and
+ * avx512) is driven through sizes around its tile and blocking (1, 2, 3,
+ * MR-1, MR, MR+1, NR-1, NR+1, KC-1, KC+1, 127 and random), every
+ * transpose combination, leading dimensions wider than the matrix with
+ * sentinels in the padding, alpha/beta cases (beta == 0 on a NaN-poisoned
+ * C), 1 and 2 threads, every epilogue, pre-packed B and the strided batch.
+ *
+ * Tolerance: |got - want| <= 4 * (K + 2) * 2^-24 * (|alpha| sum|a b| +
+ * |beta c|), the f32 accumulation bound, widened through the epilogue.
+ */
+#include "base/cpu.h"
+#include "base/alloc.h"
+#include "check.h"
+#include "kernels/gemm/gemm_f32_internal.h"
+
+#include <math.h>
+
+#define SENTINEL 7777.0f
+#define OPERAND_SENTINEL 1e30f
+
+static check_rng_t rng = {0x9e3779b97f4a7c15ull};
+static base_pool_t *pool2;
+
+static double act_d(gemm_act_t act, double x, double lo, double hi)
+{
+    switch (act) {
+    case GEMM_ACT_NONE:
+        return x;
+    case GEMM_ACT_RELU:
+        return x > 0 ? x : 0;
+    case GEMM_ACT_GELU_ERF:
+        return 0.5 * x * (1.0 + erf(x / sqrt(2.0)));
+    case GEMM_ACT_GELU_TANH:
+        return 0.5 * x * (1.0 + tanh(sqrt(2.0 / 3.14159265358979323846) * (x + 0.044715 * x * x * x)));
+    case GEMM_ACT_SILU:
+        return x / (1.0 + exp(-x));
+    case GEMM_ACT_SIGMOID:
+        return 1.0 / (1.0 + exp(-x));
+    case GEMM_ACT_CLIP:
+        return x < lo ? lo : x > hi ? hi : x;
+    }
+    return x;
+}
+
+typedef enum { VIA_VARIANT, VIA_PUBLIC, VIA_PACKED } via_t;
+
+typedef struct gcase {
+    const gemm_f32_variant_t *v; /* VIA_VARIANT */
+    via_t via;
+    int threads;
+    int ta, tb;
+    int64_t M, N, K;
+    float alpha, beta;
+    int pad;
+    const gemm_epilogue_t *epi; /* residual/bias filled in by run_case when tagged */
+    int residual;               /* add a random residual */
+} gcase_t;
+
+/* Runs one case; returns 1 when it passed. */
+static int run_case(const gcase_t *c)
+{
+    int64_t M = c->M, N = c->N, K = c->K;
+    int64_t ar = c->ta ? K : M, ac = c->ta ? M : K, br = c->tb ? N : K, bc = c->tb ? K : N;
+    int64_t lda = ac + c->pad, ldb = bc + c->pad, ldc = N + c->pad, ldr = N + 1;
+    size_t na = (size_t)(ar * lda) + 1, nb = (size_t)(br * ldb) + 1, nc = (size_t)(M * ldc) + 1;
+    float *A = malloc(na * sizeof(float)), *B = malloc(nb * sizeof(float));
+    float *C = malloc(nc * sizeof(float)), *C0 = malloc(nc * sizeof(float));
+    float *R = malloc((size_t)(M * ldr + 1) * sizeof(float));
+    float *bias = malloc((size_t)(M > N ? M : N) * sizeof(float) + 4);
+    for (size_t i = 0; i < na; i++)
+        A[i] = OPERAND_SENTINEL;
+    for (size_t i = 0; i < nb; i++)
+        B[i] = OPERAND_SENTINEL;
+    for (int64_t i = 0; i < ar; i++)
+        check_fill_f32(&rng, A + i * lda, ac, -1, 1);
+    for (int64_t i = 0; i < br; i++)
+        check_fill_f32(&rng, B + i * ldb, bc, -1, 1);
+    for (size_t i = 0; i < nc; i++)
+        C[i] = SENTINEL;
+    for (int64_t i = 0; i < M; i++)
+        for (int64_t j = 0; j < N; j++)
+            C[i * ldc + j] = c->beta == 0 ? NAN : (float)check_rng_uniform(&rng, -1, 1);
+    memcpy(C0, C, nc * sizeof(float));
+    float *Bref = malloc(nb * sizeof(float));
+    memcpy(Bref, B, nb * sizeof(float));
+    check_fill_f32(&rng, R, M * ldr + 1, -1, 1);
+    check_fill_f32(&rng, bias, M > N ? M : N, -1, 1);
+    gemm_epilogue_t epi;
+    const gemm_epilogue_t *ep = NULL;
+    if (c->epi) {
+        epi = *c->epi;
+        if (epi.bias_kind != GEMM_BIAS_NONE)
+            epi.bias = bias;
+        if (c->residual) {
+            epi.residual = R;
+            epi.ldr = ldr;
+        }
+        ep = &epi;
+    }
+    kctx_t kc = {c->threads > 1 ? pool2 : NULL, c->threads};
+    void *packed = NULL;
+    switch (c->via) {
+    case VIA_VARIANT:
+        gemm_f32_run(c->v, &kc, c->ta, c->tb, M, N, K, c->alpha, A, lda, B, ldb, c->beta, C, ldc,
+                     ep);
+        break;
+    case VIA_PUBLIC:
+        if (ep)
+            gemm_f32_ex(&kc, c->ta, c->tb, M, N, K, c->alpha, A, lda, B, ldb, c->beta, C, ldc, ep);
+        else
+            gemm_f32(&kc, c->ta, c->tb, M, N, K, c->alpha, A, lda, B, ldb, c->beta, C, ldc);
+        break;
+    case VIA_PACKED: {
+        size_t sz = gemm_f32_packed_b_size(K, N);
+        packed = base_aligned_alloc(sz, 64);
+        CHECK_OK(gemm_f32_pack_b(c->tb, K, N, B, ldb, packed, sz));
+        /* B is no longer needed: poison it to prove it is not read */
+        for (size_t i = 0; i < nb; i++)
+            B[i] = NAN;
+        CHECK_OK(gemm_f32_packed(&kc, c->ta, M, N, K, c->alpha, A, lda, packed, c->beta, C, ldc,
+                                 ep));
+        break;
+    }
+    }
+    int ok = 1;
+    char where[256] = "";
+    for (int64_t i = 0; i < M && ok; i++) {
+        for (int64_t j = 0; j < N; j++) {
+            double s = 0, sabs = 0;
+            for (int64_t k = 0; k < K; k++) {
+                double a = c->ta ? A[k * lda + i] : A[i * lda + k];
+                double b = c->tb ? Bref[j * ldb + k] : Bref[k * ldb + j];
+                s += a * b;
+                sabs += fabs(a * b);
+            }
+            double cold = C0[i * ldc + j];
+            double want = c->alpha * s + (c->beta != 0 ? c->beta * cold : 0);
+            double tol =
+                4.0 * (double)(K + 2) * ldexp(1.0, -24) *
+                (fabs(c->alpha) * sabs + (c->beta != 0 ? fabs(c->beta * cold) : 0)) + 1e-30;
+            if (ep) {
+                if (ep->bias_kind == GEMM_BIAS_ROW)
+                    want += bias[i];
+                if (ep->bias_kind == GEMM_BIAS_COL)
+                    want += bias[j];
+                double mag = fabs(want);
+                want = act_d(ep->act, want, ep->clip_lo, ep->clip_hi) * ep->scale;
+                tol = (1.5 * tol + 4e-7 * (1 + mag)) * fabs(ep->scale);
+                if (ep->residual)
+                    want += R[i * ldr + j];
+                tol += 4e-7 * fabs(want);
+            }
+            double got = C[i * ldc + j];
+            if (!(fabs(got - want) <= tol)) {
+                snprintf(where, sizeof where, "C[%lld][%lld] = %.9g, want %.9g (tol %.3g)",
+                         (long long)i, (long long)j, got, want, tol);
+                ok = 0;
+                break;
+            }
+        }
+    }
+    for (int64_t i = 0; i < M && ok; i++)
+        for (int64_t j = N; j < ldc; j++)
+            if (C[i * ldc + j] != SENTINEL && i * ldc + j < (int64_t)nc) {
+                snprintf(where, sizeof where, "padding C[%lld][%lld] overwritten", (long long)i,
+                         (long long)j);
+                ok = 0;
+                break;
+            }
+    if (ok && C[nc - 1] != SENTINEL && (int64_t)(nc - 1) >= M * ldc)
+        ok = 0, snprintf(where, sizeof where, "wrote past the end of C");
+    CHECK_MSG(ok, "%s via=%d threads=%d ta=%d tb=%d M=%lld N=%lld K=%lld alpha=%g beta=%g pad=%d "
+                  "act=%d bias=%d res=%d: %s",
+              c->via == VIA_VARIANT ? c->v->name : "public", c->via, c->threads, c->ta, c->tb,
+              (long long)M, (long long)N, (long long)K, c->alpha, c->beta, c->pad,
+              ep ? (int)ep->act : -1, ep ? (int)ep->bias_kind : -1, c->residual, where);
+    base_aligned_free(packed);
+    free(A), free(B), free(Bref), free(C), free(C0), free(R), free(bias);
+    return ok;
+}
+
+static int64_t pick(const int64_t *set, int n, int i) { return set[((i % n) + n) % n]; }
+
+/* The size sweep for one variant. */
+static void sweep_variant(const gemm_f32_variant_t *v)
+{
+    gemm_blocking_t bl;
+    gemm_f32_blocking(v, &bl);
+    int64_t mr = v->mr, nr = v->nr, kc = bl.kc;
+    const int64_t ms[] = {1, 2, 3, mr - 1, mr, mr + 1, nr - 1, nr + 1, 17, 127};
+    const int64_t ks[] = {1, 2, 3, kc - 1, kc + 1, 127, 5};
+    const int nm = (int)(sizeof ms / sizeof ms[0]), nk = (int)(sizeof ks / sizeof ks[0]);
+    static const float ab[][2] = {{1, 0}, {0.5f, -1.5f}, {1, 1}, {-2, 0}};
+    int cnt = 0;
+    for (int t = 0; t < 4; t++) {
+        for (int i = 0; i < nm; i++) {
+            for (int j = 0; j < nm; j++) {
+                gcase_t c = {v, VIA_VARIANT, 1, t & 1, t >> 1, ms[i], ms[j], pick(ks, nk, i + 2 * j + t),
+                             ab[cnt % 4][0], ab[cnt % 4][1], (cnt % 3) * 3, NULL, 0};
+                /* the biggest ones rarely, to stay fast */
+                if (c.M * c.N * c.K > 1500000 && (cnt % 5))
+                    c.K = 9;
+                run_case(&c);
+                cnt++;
+            }
+        }
+    }
+    /* random shapes, 1 and 2 threads */
+    for (int r = 0; r < 24; r++) {
+        gcase_t c = {v, VIA_VARIANT, 1 + (r & 1), r & 1, (r >> 1) & 1,
+                     1 + (int64_t)(check_rng_next(&rng) % 150), 1 + (int64_t)(check_rng_next(&rng) % 150),
+                     1 + (int64_t)(check_rng_next(&rng) % 300), ab[r % 4][0], ab[r % 4][1], r % 4, NULL, 0};
+        run_case(&c);
+    }
+    /* several MC and NC blocks, several KC slices, both threads */
+    gcase_t big1 = {v, VIA_VARIANT, 2, 0, 0, bl.mc + 37, 45, kc * 2 + 3, 1, 1, 1, NULL, 0};
+    run_case(&big1);
+    gcase_t big2 = {v, VIA_VARIANT, 2, 1, 1, 20, bl.nc + 29, 7, 1, 0, 2, NULL, 0};
+    run_case(&big2);
+    gcase_t big3 = {v, VIA_VARIANT, 2, 0, 0, 3, bl.nc + 29, 2 * kc + 1, 0.25f, 0, 0, NULL, 0};
+    run_case(&big3);
+    /* one thread over several NC blocks: A packed once and reused */
+    for (int ta = 0; ta < 2; ta++) {
+        gcase_t big4 = {v, VIA_VARIANT, 1, ta, 0, 40, bl.nc + 29, 2 * kc + 1, 1, 0.5f, 1, NULL, 0};
+        run_case(&big4);
+    }
+    /* few rows, N wider than the few-row path's cache chunk */
+    gcase_t wide = {v, VIA_VARIANT, 2, 1, 0, 16, 8209, 11, 1, 0.5f, 1, NULL, 0};
+    run_case(&wide);
+    /* K == 0: C = beta*C (and zero for beta == 0) */
+    for (int b = 0; b < 2; b++) {
+        gcase_t c0 = {v, VIA_VARIANT, 1, 0, b, 5, 40, 0, 1, (float)b * 0.5f, 1, NULL, 0};
+        run_case(&c0);
+    }
+}
+
+static void epilogues(const gemm_f32_variant_t *v)
+{
+    static const gemm_act_t acts[] = {GEMM_ACT_NONE,  GEMM_ACT_RELU,    GEMM_ACT_GELU_ERF,
+                                      GEMM_ACT_GELU_TANH, GEMM_ACT_SILU, GEMM_ACT_SIGMOID,
+                                      GEMM_ACT_CLIP};
+    int cnt = 0;
+    for (int a = 0; a < 7; a++) {
+        for (int bk = 0; bk < 3; bk++) {
+            for (int res = 0; res < 2; res++) {
+                gemm_epilogue_t e = {(gemm_bias_kind_t)bk, NULL, acts[a], -0.3f, 0.4f,
+                                     res ? 1.0f : -0.75f, NULL, 0};
+                /* both the direct (M small) and the packed path, several K slices */
+                int64_t M = cnt % 2 ? 9 : 45, N = 37 + cnt % 5, K = cnt % 3 ? 300 : 600;
+                gcase_t c = {v, VIA_VARIANT, 1 + cnt % 2, cnt % 2, (cnt / 2) % 2, M, N, K, 1.5f,
+                             cnt % 4 == 0 ? 0.0f : 0.5f, 1, &e, res};
+                run_case(&c);
+                cnt++;
+            }
+        }
+    }
+    /* large arguments for the activations' tails */
+    for (int a = 2; a < 6; a++) {
+        gemm_epilogue_t e = {GEMM_BIAS_COL, NULL, acts[a], 0, 0, 1, NULL, 0};
+        gcase_t c = {v, VIA_VARIANT, 1, 0, 0, 20, 33, 200, 30.0f, 0, 0, &e, 0};
+        run_case(&c);
+    }
+}
+
+static void public_paths(void)
+{
+    /* pre-packed B, every transpose, edge sizes, with and without an epilogue */
+    const int64_t sizes[][3] = {{1, 1, 1}, {5, 33, 17}, {16, 100, 300}, {40, 31, 513},
+                                {130, 70, 64}, {3, 200, 0}};
+    for (int s = 0; s < 6; s++)
+        for (int t = 0; t < 4; t++) {
+            gemm_epilogue_t e = {GEMM_BIAS_ROW, NULL, GEMM_ACT_SILU, 0, 0, 2.0f, NULL, 0};
+            gcase_t c = {NULL, VIA_PACKED, 1 + (t & 1), t & 1, t >> 1, sizes[s][0], sizes[s][1],
+                         sizes[s][2], 0.75f, t == 3 ? 0.0f : 1.0f, 2, s % 2 ? &e : NULL, s % 3 == 0};
+            run_case(&c);
+            c.via = VIA_PUBLIC;
+            run_case(&c);
+        }
+    /* a packed buffer used for a different shape is refused */
+    size_t sz = gemm_f32_packed_b_size(4, 8);
+    void *p = base_aligned_alloc(sz, 64);
+    float b[32] = {0}, a[8] = {0}, cc[16];
+    CHECK_OK(gemm_f32_pack_b(0, 4, 8, b, 8, p, sz));
+    CHECK(gemm_f32_packed(NULL, 0, 2, 8, 5, 1, a, 5, p, 0, cc, 8, NULL) == CAIRN_ERR_SHAPE);
+    CHECK(gemm_f32_pack_b(0, 4, 8, b, 8, p, sz - 1) == CAIRN_ERR_INVALID_ARGUMENT);
+    base_aligned_free(p);
+    /* M == 0 or N == 0: nothing is written */
+    cc[0] = SENTINEL;
+    gemm_f32(NULL, 0, 0, 0, 4, 2, 1, a, 2, b, 4, 0, cc, 4);
+    gemm_f32(NULL, 0, 0, 2, 0, 2, 1, a, 2, b, 4, 0, cc, 4);
+    CHECK(cc[0] == SENTINEL);
+}
+
+/* Strided batch: each item against the plain GEMM checked above. */
+static void batched(void)
+{
+    const int64_t M = 19, N = 35, K = 40, batch = 5;
+    for (int mode = 0; mode < 4; mode++) {
+        int ta = mode & 1, tb = mode >> 1;
+        int64_t lda = (ta ? M : K) + 1, ldb = (tb ? K : N) + 2, ldc = N + 3;
+        int64_t sa = (ta ? K : M) * lda, sb = (tb ? N : K) * ldb, sc = M * ldc + 5, sr = M * N;
+        if (mode == 1)
+            sa = 0; /* A broadcast over the batch */
+        float *A = malloc((size_t)(sa ? sa * batch : (ta ? K : M) * lda) * sizeof(float));
+        float *B = malloc((size_t)(sb * batch) * sizeof(float));
+        float *C = malloc((size_t)(sc * batch) * sizeof(float));
+        float *W = malloc((size_t)(sc * batch) * sizeof(float));
+        float *R = malloc((size_t)(sr * batch) * sizeof(float));
+        float bias[64];
+        check_fill_f32(&rng, A, sa ? sa * batch : (ta ? K : M) * lda, -1, 1);
+        check_fill_f32(&rng, B, sb * batch, -1, 1);
+        check_fill_f32(&rng, C, sc * batch, -1, 1);
+        check_fill_f32(&rng, R, sr * batch, -1, 1);
+        check_fill_f32(&rng, bias, 64, -1, 1);
+        memcpy(W, C, (size_t)(sc * batch) * sizeof(float));
+        gemm_epilogue_t e = {GEMM_BIAS_COL, bias, GEMM_ACT_RELU, 0, 0, 1, R, N};
+        const gemm_epilogue_t *ep = mode >= 2 ? &e : NULL;
+        kctx_t k = {mode % 2 ? pool2 : NULL, mode % 2 ? 2 : 1};
+        gemm_f32_batched(&k, ta, tb, M, N, K, 0.5f, A, lda, sa, B, ldb, sb, 0.25f, C, ldc, sc,
+                         batch, ep, ep ? sr : 0);
+        /* the same items one by one through gemm_f32_ex (checked in the sweep) */
+        for (int64_t b = 0; b < batch; b++) {
+            gemm_epilogue_t eb = e;
+            eb.residual = R + b * sr;
+            gemm_f32_ex(NULL, ta, tb, M, N, K, 0.5f, A + b * sa, lda, B + b * sb, ldb, 0.25f,
+                        W + b * sc, ldc, ep ? &eb : NULL);
+        }
+        int same = 1;
+        for (int64_t i = 0; i < sc * batch; i++)
+            if (fabsf(C[i] - W[i]) > 1e-5f * (1 + fabsf(W[i])))
+                same = 0;
+        CHECK_MSG(same, "batched mode %d differs from item-by-item GEMMs", mode);
+        free(A), free(B), free(C), free(W), free(R);
+    }
+}
+
+int main(void)
+{
+    CHECK_OK(base_pool_create(2, &pool2));
+    cairn_isa_t level = base_isa_select(CAIRN_ISA_AUTO);
+    printf("ISA level %s, gemm_f32 uses %s\n", cairn_isa_name(level), gemm_f32_variant_name());
+    const gemm_f32_variant_t *done[8];
+    int nd = 0;
+    for (cairn_isa_t cap = level; cap >= CAIRN_ISA_REF; cap--) {
+        const gemm_f32_variant_t *v = gemm_f32_variant_for(cap);
+        int seen = 0;
+        for (int i = 0; i < nd; i++)
+            seen |= done[i] == v;
+        if (seen)
+            continue;
+        done[nd++] = v;
+        printf("variant %s (MR=%d NR=%d)\n", v->name, v->mr, v->nr);
+        sweep_variant(v);
+        epilogues(v);
+    }
+    CHECK(gemm_f32_select()->isa <= level);
+    public_paths();
+    batched();
+    base_pool_destroy(pool2);
+    return check_finish("test_gemm_f32");
+}
