@@ -12,7 +12,7 @@ WERROR     ?= OFF
 CMAKE_ARGS ?=
 
 DEB_PACKAGES := cmake make gcc libc6-dev protobuf-c-compiler libprotobuf-c-dev libonnx-dev libonnx-testdata \
-                gcc-aarch64-linux-gnu
+                gcc-aarch64-linux-gnu clang libclang-rt-dev
 
 .PHONY: all setup build run test check-asan clean
 

@@ -1,5 +1,5 @@
 #!/bin/sh
-# Builds the ONNX loader fuzzer with clang (-fsanitize=fuzzer,address) and
+# Builds the ONNX loader fuzzer with clang (-fsanitize=fuzzer,address,undefined) and
 # runs it for SECONDS on a seed corpus of the libonnx-testdata models.
 #   run_fuzz.sh SOURCE_DIR BUILD_DIR GEN_DIR SECONDS [TESTDATA]
 # Exit 77 (skipped) when clang or libFuzzer is missing.
@@ -11,14 +11,14 @@ probe="$out/probe.c"
 echo 'int LLVMFuzzerTestOneInput(const unsigned char *d, unsigned long n) { (void)d; (void)n; return 0; }' > "$probe"
 "$cc" -fsanitize=fuzzer,address "$probe" -o "$out/probe" 2>/dev/null ||
     { echo "fuzz: $cc has no libFuzzer (install libclang-rt-dev); skipping"; exit 77; }
-bin="$out/fuzz_onnx_loader"
-if [ ! -x "$bin" ] || [ -n "$(find "$src/src" "$src/tests/fuzz" -name '*.[ch]' -newer "$bin" | head -n 1)" ]; then
-    echo "fuzz: building $bin"
-    "$cc" -std=c11 -O1 -g -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
-        -I"$src/include" -I"$src/src" -I"$gen" \
-        $(find "$src/src" -name '*.c') "$gen/onnx.pb-c.c" "$src/tests/fuzz/fuzz_onnx_loader.c" \
-        -lprotobuf-c -lpthread -lm -o "$bin" || exit 1
-fi
+# the library is built by its own CMake tree with clang, so every file gets
+# its own flags (ISA-specific kernels included), instrumented for libFuzzer
+bin="$out/build/fuzz_onnx_loader"
+echo "fuzz: building $bin"
+cmake -S "$src" -B "$out/build" -DCMAKE_C_COMPILER="$cc" -DCAIRN_FUZZ=ON \
+    -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null || exit 1
+cmake --build "$out/build" --target fuzz_onnx_loader -j "$(nproc 2>/dev/null || echo 2)" \
+    >"$out/build.log" 2>&1 || { tail -n 30 "$out/build.log"; exit 1; }
 # seeds: the test models (small ones), once
 if [ -d "$data" ] && [ -z "$(ls -A "$out/corpus")" ]; then
     i=0
