@@ -33,7 +33,12 @@ static inline void st(void *p, cairn_dtype_t t, int64_t i, double v)
      * first can differ from direct rounding only at exact ties */
     case CAIRN_F16: ((uint16_t *)p)[i] = base_f32_to_f16((float)v); break;
     case CAIRN_BF16: ((uint16_t *)p)[i] = base_f32_to_bf16((float)v); break;
-    default: base_store_from_double(p, t, i, v); break;
+    default:
+        /* integer outputs (Shrink on ints): keep the conversion through
+         * int64 defined; narrower types then wrap as base_store does */
+        v = v > 9.2e18 ? 9.2e18 : v < -9.2e18 ? -9.2e18 : v;
+        base_store_from_double(p, t, i, v);
+        break;
     }
 }
 
