@@ -747,6 +747,8 @@ static const char *op_support(const char *op, int64_t v)
         return "Upsample needs Resize, which cairn does not have yet";
     if (!strcmp(op, "Split") && v < 2)
         return "Split-1 is not supported";
+    if (!strcmp(op, "Hardmax") && v < 13)
+        return "Hardmax before opset 13 (the input coerced to 2-D at axis) is not supported";
     if (ir_op_find(op) < 0)
         return "cairn has no such op";
     return NULL;
