@@ -135,19 +135,26 @@ double base_load_as_double(const void *p, cairn_dtype_t t, int64_t i)
     return 0.0;
 }
 
+/* v clamped to [lo, hi] (so the integer conversion below is defined). */
+static double clampd(double v, double lo, double hi) { return v < lo ? lo : v > hi ? hi : v; }
+
 void base_store_from_double(void *p, cairn_dtype_t t, int64_t i, double v)
 {
     if (!base_dtype_is_float(t) && isnan(v))
         v = 0.0;
+    /* out-of-range values saturate: a double outside int64 has no defined
+     * conversion, and wrapping would hide a bug in whatever produced it */
+    if (base_dtype_is_int(t))
+        v = clampd(v, -9223372036854775808.0, 9223372036854774784.0);
     switch (t) {
     case CAIRN_F32: ((float *)p)[i] = (float)v; break;
     case CAIRN_F64: ((double *)p)[i] = v; break;
     case CAIRN_F16: ((uint16_t *)p)[i] = base_f32_to_f16((float)v); break;
     case CAIRN_BF16: ((uint16_t *)p)[i] = base_f32_to_bf16((float)v); break;
-    case CAIRN_U8: ((uint8_t *)p)[i] = (uint8_t)(int64_t)v; break;
-    case CAIRN_I8: ((int8_t *)p)[i] = (int8_t)(int64_t)v; break;
-    case CAIRN_I16: ((int16_t *)p)[i] = (int16_t)(int64_t)v; break;
-    case CAIRN_I32: ((int32_t *)p)[i] = (int32_t)(int64_t)v; break;
+    case CAIRN_U8: ((uint8_t *)p)[i] = (uint8_t)clampd(v, 0, 255); break;
+    case CAIRN_I8: ((int8_t *)p)[i] = (int8_t)clampd(v, -128, 127); break;
+    case CAIRN_I16: ((int16_t *)p)[i] = (int16_t)clampd(v, -32768, 32767); break;
+    case CAIRN_I32: ((int32_t *)p)[i] = (int32_t)clampd(v, -2147483648.0, 2147483647.0); break;
     case CAIRN_I64: ((int64_t *)p)[i] = (int64_t)v; break;
     case CAIRN_BOOL: ((uint8_t *)p)[i] = v != 0.0; break;
     case CAIRN_DTYPE_UNDEFINED: break;

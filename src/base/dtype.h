@@ -36,8 +36,8 @@ float base_f16_to_f32(uint16_t h);
 uint16_t base_f32_to_f16(float f);
 
 /* Reads element i of a buffer of type t as double / writes it from double
- * (integers saturate? no: they convert as C does, after NaN -> 0). Slow;
- * for references and tests only. */
+ * (into integers: NaN -> 0, out-of-range values saturate, fractions
+ * truncate toward zero). Slow; for references and tests only. */
 double base_load_as_double(const void *p, cairn_dtype_t t, int64_t i);
 void base_store_from_double(void *p, cairn_dtype_t t, int64_t i, double v);
 
