@@ -675,6 +675,56 @@ static cairn_status_t map_legacy_bn(ld_t *L, ld_io_t *io, ld_attrs_t *A)
 /* PRelu: x < 0 ? slope * x : x, as Where(Less(x, 0), Mul(x, slope), x).
  * Before opset 7 a 1-D slope of C values (C > 1) is per channel (axis 1),
  * so it is reshaped to [C, 1, ...] for numpy broadcasting. */
+/* A STRING attribute set to a literal (no owned buffer). */
+static cairn_status_t attrs_set_lit(ld_attrs_t *A, const char *name, const char *v)
+{
+    int i = attrs_find(A, name);
+    if (i < 0) {
+        if (A->n == LD_MAX_ATTRS)
+            return base_error(CAIRN_ERR_UNSUPPORTED, "too many attributes");
+        i = A->n++;
+        A->src[i] = NULL;
+    }
+    A->a[i] = cairn_attr_string(name, v);
+    return CAIRN_OK;
+}
+
+/* Upsample-7/9 and Resize-10 become Resize with an omitted roi: these
+ * versions sample at x_out / scale ("asymmetric") and take the floor for
+ * nearest, which Resize spells with explicit attributes. Upsample-7's
+ * scales attribute becomes a constant input. */
+static cairn_status_t map_legacy_resize(ld_t *L, const char *op, ld_io_t *io, ld_attrs_t *A)
+{
+    int ai = attrs_find(A, "mode");
+    const char *mode = ai >= 0 && A->a[ai].type == CAIRN_ATTR_STRING ? A->a[ai].s : "nearest";
+    if (!strcmp(mode, "bilinear"))
+        mode = "linear";
+    if (strcmp(mode, "nearest") && strcmp(mode, "linear"))
+        return base_error(CAIRN_ERR_UNSUPPORTED, "node '%s' (%s-%lld): mode '%s' is not "
+                          "supported (nearest or linear)", L->node_name, op,
+                          (long long)L->opset, mode);
+    int si = attrs_find(A, "scales");
+    if (si >= 0) {
+        if (A->a[si].type != CAIRN_ATTR_FLOATS || io->n_in != 1)
+            return base_error(CAIRN_ERR_GRAPH, "node '%s' (%s-%lld): 'scales' must be a FLOATS "
+                              "attribute on a node with one input", L->node_name, op,
+                              (long long)L->opset);
+        cairn_tensor_t t = {CAIRN_F32, 1, {(int64_t)A->a[si].n}, (void *)A->a[si].floats};
+        int id;
+        BASE_TRY(ld_const(L, NULL, &t, &id));
+        attrs_remove(A, "scales");
+        io->in[1] = id, io->n_in = 2;
+    }
+    if (io->n_in != 2 || io->in[1] < 0)
+        return base_error(CAIRN_ERR_GRAPH, "node '%s' (%s-%lld): needs X and scales",
+                          L->node_name, op, (long long)L->opset);
+    io->in[2] = io->in[1], io->in[1] = -1, io->n_in = 3;
+    BASE_TRY(attrs_set_lit(A, "mode", mode));
+    BASE_TRY(attrs_set_lit(A, "coordinate_transformation_mode", "asymmetric"));
+    BASE_TRY(attrs_set_lit(A, "nearest_mode", "floor"));
+    return map_generic(L, "Resize", io, A);
+}
+
 static cairn_status_t map_prelu(ld_t *L, ld_io_t *io, ld_attrs_t *A)
 {
     if (io->n_in != 2 || io->in[0] < 0 || io->in[1] < 0 || io->n_out != 1 || A->n)
@@ -743,8 +793,10 @@ static const char *op_support(const char *op, int64_t v)
         return "Tile before opset 6 (tiles/axis inputs) is not supported";
     if (!strcmp(op, "Pad") && v < 2)
         return "Pad-1 (the 'paddings' attribute) is not supported";
+    if (!strcmp(op, "Upsample") && v < 7)
+        return "Upsample-1 (height_scale/width_scale attributes) is not supported";
     if (!strcmp(op, "Upsample"))
-        return "Upsample needs Resize, which cairn does not have yet";
+        return NULL; /* becomes Resize */
     if (!strcmp(op, "Split") && v < 2)
         return "Split-1 is not supported";
     if (!strcmp(op, "Hardmax") && v < 13)
@@ -811,6 +863,8 @@ static cairn_status_t map_node(ld_t *L, const Onnx__NodeProto *nd)
         s = map_legacy_slice(L, &io, A);
     else if (v < 6 && !strcmp(op, "Cast"))
         s = map_legacy_cast(L, &io, A);
+    else if (!strcmp(op, "Upsample") || (v < 11 && !strcmp(op, "Resize")))
+        s = map_legacy_resize(L, op, &io, A);
     else if (v < 9 && !strcmp(op, "BatchNormalization"))
         s = map_legacy_bn(L, &io, A);
     else {
