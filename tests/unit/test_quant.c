@@ -655,6 +655,13 @@ static void test_einsum(void)
     cairn_tensor_t oi = T(CAIRN_I64, 0, S0, &ip);
     CHECK_OK(run1("Einsum", &eqi, 1, ii, 2, 0, &oi, NULL, 0));
     CHECK(ip == 4 - 10 + 18);
+    /* i8 sums wrap like the type: 100*100 + 100*100 = 20000 = 32 mod 256 */
+    int8_t v8[2] = {100, 100}, ip8 = 0;
+    int64_t s2b[1] = {2};
+    cairn_tensor_t i8in[2] = {T(CAIRN_I8, 1, s2b, v8), T(CAIRN_I8, 1, s2b, v8)};
+    cairn_tensor_t o8 = T(CAIRN_I8, 0, S0, &ip8);
+    CHECK_OK(run1("Einsum", &eqi, 1, i8in, 2, 0, &o8, NULL, 0));
+    CHECK(ip8 == 32);
     /* batch diagonal with an ellipsis: ...ii->...i on (2, 3, 3) */
     double dg[18], dy[6];
     for (int i = 0; i < 18; i++)

@@ -25,7 +25,7 @@ static inline int32_t q_load(const void *p, cairn_dtype_t t, int64_t i)
 /* rounds half to even, then saturates to yt and stores */
 static inline void q_store(void *y, cairn_dtype_t yt, int64_t i, double v)
 {
-    double r = nearbyint(v);
+    double r = isnan(v) ? 0 : nearbyint(v); /* e.g. 0 * an infinite multiplier */
     if (yt == CAIRN_U8) {
         r = r < 0 ? 0 : r > 255 ? 255 : r;
         ((uint8_t *)y)[i] = (uint8_t)r;
@@ -327,6 +327,29 @@ cairn_status_t quant_scatter_elements_ref(cairn_dtype_t t, void *out, const int6
 
 /* ---- Einsum ---- */
 
+/* exact integer element access (wrapping like the type on store) */
+static int64_t q_load_int(const void *p, cairn_dtype_t t, int64_t i)
+{
+    switch (t) {
+    case CAIRN_I8: return ((const int8_t *)p)[i];
+    case CAIRN_U8: return ((const uint8_t *)p)[i];
+    case CAIRN_I16: return ((const int16_t *)p)[i];
+    case CAIRN_I32: return ((const int32_t *)p)[i];
+    default: return ((const int64_t *)p)[i];
+    }
+}
+static void q_store_int(void *p, cairn_dtype_t t, int64_t i, int64_t v)
+{
+    uint64_t u = (uint64_t)v;
+    switch (t) {
+    case CAIRN_I8: ((int8_t *)p)[i] = (int8_t)(uint8_t)u; return;
+    case CAIRN_U8: ((uint8_t *)p)[i] = (uint8_t)u; return;
+    case CAIRN_I16: ((int16_t *)p)[i] = (int16_t)(uint16_t)u; return;
+    case CAIRN_I32: ((int32_t *)p)[i] = (int32_t)(uint32_t)u; return;
+    default: ((int64_t *)p)[i] = v; return;
+    }
+}
+
 void quant_einsum_ref(const quant_einsum_params_t *p, cairn_dtype_t t, const void *const *in,
                       void *out, void *ws)
 {
@@ -348,10 +371,10 @@ void quant_einsum_ref(const quant_einsum_params_t *p, cairn_dtype_t t, const voi
      * slot; ints in int64 (wrapping like the type), floats in double */
     for (int64_t it = 0; it < total; it++) {
         if (isint) {
-            int64_t prod = 1;
+            uint64_t prod = 1; /* unsigned: wraps instead of overflowing */
             for (int o = 0; o < p->n_ops; o++)
-                prod *= (int64_t)base_load_as_double(in[o], t, off[o]);
-            acci[ooff] += prod;
+                prod *= (uint64_t)q_load_int(in[o], t, off[o]);
+            acci[ooff] = (int64_t)((uint64_t)acci[ooff] + prod);
         } else {
             double prod = 1;
             for (int o = 0; o < p->n_ops; o++)
@@ -373,10 +396,8 @@ void quant_einsum_ref(const quant_einsum_params_t *p, cairn_dtype_t t, const voi
     for (int64_t i = 0; i < p->out_numel; i++) {
         if (!isint)
             base_store_from_double(out, t, i, accd[i]);
-        else if (t == CAIRN_I64)
-            ((int64_t *)out)[i] = acci[i];
         else
-            base_store_from_double(out, t, i, (double)acci[i]);
+            q_store_int(out, t, i, acci[i]);
     }
 }
 
