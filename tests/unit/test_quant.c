@@ -881,6 +881,155 @@ static void test_det(void)
     CHECK_FAILS(run1("Det", NULL, 0, &in, 1, 0, &o, NULL, 0), CAIRN_ERR_DTYPE, "i32");
 }
 
+
+/* ======================= random index ops, symbolic dims, NMS refusal ======================= */
+
+static void test_index_random(void)
+{
+    check_rng_t r = {77};
+    /* GatherND, batch_dims 1: data (B, D1, D2, D3), indices (B, T, 2) -> (B, T, D3) */
+    enum { B = 3, D1 = 4, D2 = 5, D3 = 2, TT = 6 };
+    double data[B * D1 * D2 * D3], y[B * TT * D3];
+    int64_t idx[B * TT * 2];
+    for (int i = 0; i < B * D1 * D2 * D3; i++)
+        data[i] = check_rng_uniform(&r, -5, 5);
+    for (int i = 0; i < B * TT; i++) {
+        idx[i * 2] = (int64_t)check_rng_uniform(&r, -D1, D1);
+        idx[i * 2 + 1] = (int64_t)check_rng_uniform(&r, -D2, D2);
+    }
+    for (int i = 0; i < B * TT * D3; i++)
+        y[i] = NAN;
+    int64_t sd[4] = {B, D1, D2, D3}, si[3] = {B, TT, 2}, so[3] = {B, TT, D3};
+    cairn_attr_t bd = cairn_attr_int("batch_dims", 1);
+    cairn_tensor_t in[2] = {T(CAIRN_F64, 4, sd, data), T(CAIRN_I64, 3, si, idx)};
+    cairn_tensor_t o = T(CAIRN_F64, 3, so, y);
+    CHECK_OK(run1("GatherND", &bd, 1, in, 2, 0, &o, NULL, 0));
+    int bad = 0;
+    for (int b = 0; b < B; b++)
+        for (int t = 0; t < TT; t++) {
+            int64_t i1 = idx[(b * TT + t) * 2], i2 = idx[(b * TT + t) * 2 + 1];
+            i1 += i1 < 0 ? D1 : 0, i2 += i2 < 0 ? D2 : 0;
+            for (int e = 0; e < D3; e++)
+                bad += y[(b * TT + t) * D3 + e] != data[((b * D1 + i1) * D2 + i2) * D3 + e];
+        }
+    CHECK_MSG(bad == 0, "%d GatherND values differ", bad);
+
+    /* ScatterElements add along axis 1 with duplicates, vs a direct loop */
+    enum { R = 4, C = 7, UC = 5 };
+    float d[R * C], u[R * UC], ys[R * C];
+    int32_t ix[R * UC];
+    check_fill_f32(&r, d, R * C, -1, 1);
+    check_fill_f32(&r, u, R * UC, -1, 1);
+    for (int i = 0; i < R * UC; i++)
+        ix[i] = (int32_t)check_rng_uniform(&r, -C, C);
+    double want[R * C];
+    for (int i = 0; i < R * C; i++)
+        want[i] = d[i], ys[i] = NAN;
+    for (int i = 0; i < R; i++)
+        for (int j = 0; j < UC; j++) {
+            int c = ix[i * UC + j] < 0 ? ix[i * UC + j] + C : ix[i * UC + j];
+            want[i * C + c] += u[i * UC + j];
+        }
+    int64_t sdd[2] = {R, C}, su[2] = {R, UC};
+    cairn_attr_t at[2] = {cairn_attr_int("axis", 1), cairn_attr_string("reduction", "add")};
+    cairn_tensor_t in2[3] = {T(CAIRN_F32, 2, sdd, d), T(CAIRN_I32, 2, su, ix),
+                             T(CAIRN_F32, 2, su, u)};
+    cairn_tensor_t o2 = T(CAIRN_F32, 2, sdd, ys);
+    CHECK_OK(run1("ScatterElements", at, 2, in2, 3, 0, &o2, NULL, 0));
+    check_close_f32(ys, want, R * C, 1e-6, 1e-6, "ScatterElements add");
+
+    /* ScatterND on rows of a 2-D tensor: indices (3, 1), updates (3, C) */
+    int64_t rows[3] = {2, 0, -1}, sr[2] = {3, 1}, sur[2] = {3, C};
+    float ur[3 * C], yr[R * C];
+    check_fill_f32(&r, ur, 3 * C, -1, 1);
+    for (int i = 0; i < R * C; i++)
+        want[i] = d[i], yr[i] = NAN;
+    for (int k = 0; k < 3; k++)
+        for (int j = 0; j < C; j++)
+            want[(rows[k] < 0 ? rows[k] + R : rows[k]) * C + j] = ur[k * C + j];
+    cairn_tensor_t in3[3] = {T(CAIRN_F32, 2, sdd, d), T(CAIRN_I64, 2, sr, rows),
+                             T(CAIRN_F32, 2, sur, ur)};
+    cairn_tensor_t o3 = T(CAIRN_F32, 2, sdd, yr);
+    CHECK_OK(run1("ScatterND", NULL, 0, in3, 3, 0x2, &o3, NULL, 0));
+    check_close_f32(yr, want, R * C, 0, 0, "ScatterND rows");
+
+    /* Einsum: a permuting contraction "kij,jl->lik" vs a direct loop */
+    enum { KK = 2, I = 3, J = 4, L = 5 };
+    float a[KK * I * J], bm[J * L], ye[L * I * KK];
+    check_fill_f32(&r, a, KK * I * J, -1, 1);
+    check_fill_f32(&r, bm, J * L, -1, 1);
+    double we[L * I * KK];
+    for (int l = 0; l < L; l++)
+        for (int i = 0; i < I; i++)
+            for (int k = 0; k < KK; k++) {
+                double acc = 0;
+                for (int j = 0; j < J; j++)
+                    acc += (double)a[(k * I + i) * J + j] * bm[j * L + l];
+                we[(l * I + i) * KK + k] = acc;
+                ye[(l * I + i) * KK + k] = NAN;
+            }
+    int64_t sa[3] = {KK, I, J}, sb[2] = {J, L}, se[3] = {L, I, KK};
+    cairn_attr_t eq = cairn_attr_string("equation", "kij,jl->lik");
+    cairn_tensor_t in4[2] = {T(CAIRN_F32, 3, sa, a), T(CAIRN_F32, 2, sb, bm)};
+    cairn_tensor_t o4 = T(CAIRN_F32, 3, se, ye);
+    CHECK_OK(run1("Einsum", &eq, 1, in4, 2, 0, &o4, NULL, 0));
+    check_close_f32(ye, we, L * I * KK, 1e-6, 1e-5, "Einsum kij,jl->lik");
+}
+
+static void test_symbolic_and_refusal(void)
+{
+    /* a symbolic batch through QuantizeLinear -> DequantizeLinear */
+    cairn_graph_t *g;
+    CHECK_OK(cairn_graph_create(&g));
+    int64_t dims[2] = {0, 3};
+    const char *names[2] = {"n", NULL};
+    cairn_value_id x, sc, q, dq;
+    CHECK_OK(cairn_graph_add_input(g, "x", CAIRN_F32, 2, dims, names, &x));
+    float s = 0.5f;
+    cairn_tensor_t st = T(CAIRN_F32, 0, S0, &s);
+    CHECK_OK(cairn_graph_add_constant(g, "s", &st, &sc));
+    cairn_value_id qin[2] = {x, sc};
+    CHECK_OK(cairn_graph_add_node(g, "QuantizeLinear", "q", qin, 2, NULL, 0, &q, 1, NULL));
+    cairn_value_id din[2] = {q, sc};
+    CHECK_OK(cairn_graph_add_node(g, "DequantizeLinear", "dq", din, 2, NULL, 0, &dq, 1, NULL));
+    CHECK_OK(cairn_graph_mark_output(g, dq));
+    cairn_session_t *ss;
+    CHECK_OK(cairn_session_create(g, NULL, &ss));
+    cairn_graph_destroy(g);
+    for (int n = 1; n <= 3; n += 2) {
+        float xv[9] = {0.2f, 0.3f, 1.1f, -1, 300, 7.76f, 0.74f, 0.76f, 2}, yv[9];
+        int64_t sx[2] = {n, 3};
+        cairn_tensor_t ti = T(CAIRN_F32, 2, sx, xv), to = T(CAIRN_F32, 2, sx, yv);
+        CHECK_OK(cairn_session_run(ss, &ti, 1, &to, 1));
+        /* 0.2/0.5 = 0.4 -> 0; 0.3/.5 = .6 -> 1; 1.1 -> 2; -1 -> -2 -> 0 (u8) */
+        CHECK(yv[0] == 0 && yv[1] == 0.5f && yv[2] == 1.0f);
+        if (n == 3)
+            CHECK(yv[3] == 0 && yv[4] == 127.5f && yv[5] == 8 && yv[6] == 0.5f && yv[7] == 1.0f);
+    }
+    cairn_session_destroy(ss);
+
+    /* NonMaxSuppression whose boxes are too large an input to specialise
+     * the plan on: refused with UNSUPPORTED, never a wrong answer */
+    enum { NB = 1100 };
+    static float boxes[NB * 4], scores[NB];
+    for (int i = 0; i < NB; i++) {
+        boxes[i * 4] = (float)i, boxes[i * 4 + 1] = 0, boxes[i * 4 + 2] = (float)i + 1;
+        boxes[i * 4 + 3] = 1, scores[i] = (float)i / NB;
+    }
+    int64_t sb[3] = {1, NB, 4}, ssc[3] = {1, 1, NB}, mo = 5;
+    cairn_tensor_t in[3] = {T(CAIRN_F32, 3, sb, boxes), T(CAIRN_F32, 3, ssc, scores),
+                            T(CAIRN_I64, 0, S0, &mo)};
+    cairn_tensor_t o;
+    memset(&o, 0, sizeof o);
+    int64_t sel[64];
+    CHECK_FAILS(run1("NonMaxSuppression", NULL, 0, in, 3, 0x4, &o, sel, sizeof sel),
+                CAIRN_ERR_UNSUPPORTED, "input");
+    /* the same as constants: boxes do not overlap, so the 5 best win */
+    memset(&o, 0, sizeof o);
+    CHECK_OK(run1("NonMaxSuppression", NULL, 0, in, 3, 0x7, &o, sel, sizeof sel));
+    CHECK(o.shape[0] == 5 && sel[2] == NB - 1 && sel[14] == NB - 5);
+}
+
 int main(void)
 {
     test_quantize_literal();
@@ -897,5 +1046,7 @@ int main(void)
     test_bitshift();
     test_nms();
     test_det();
+    test_index_random();
+    test_symbolic_and_refusal();
     return check_finish("test_quant");
 }
