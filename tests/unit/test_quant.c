@@ -682,6 +682,36 @@ static void test_einsum(void)
     CHECK_OK(run1("Einsum", &eq3, 1, i3, 3, 0, &o3, NULL, 0));
     /* e1 * e2 swaps columns: {2,1,4,3}; * diag(2,3): {4,3,8,9} */
     CHECK(ey[0] == 4 && ey[1] == 3 && ey[2] == 8 && ey[3] == 9);
+
+    /* ellipsis broadcasting: "...ij,...jk->...ik" on (2,1,2,3) and (4,3,2) -> (2,4,2,2) */
+    {
+        float ea[2 * 2 * 3], eb[4 * 3 * 2], ey2[2 * 4 * 2 * 2];
+        double ew[2 * 4 * 2 * 2];
+        check_fill_f32(&r, ea, 12, -1, 1);
+        check_fill_f32(&r, eb, 24, -1, 1);
+        for (int p = 0; p < 2; p++)
+            for (int q = 0; q < 4; q++)
+                for (int i = 0; i < 2; i++)
+                    for (int k = 0; k < 2; k++) {
+                        double acc = 0;
+                        for (int j = 0; j < 3; j++)
+                            acc += (double)ea[(p * 2 + i) * 3 + j] * eb[(q * 3 + j) * 2 + k];
+                        ew[((p * 4 + q) * 2 + i) * 2 + k] = acc;
+                        ey2[((p * 4 + q) * 2 + i) * 2 + k] = NAN;
+                    }
+        int64_t sea[4] = {2, 1, 2, 3}, seb[3] = {4, 3, 2}, sey[4] = {2, 4, 2, 2};
+        cairn_attr_t eqe = cairn_attr_string("equation", "...ij,...jk->...ik");
+        cairn_tensor_t ine[2] = {T(CAIRN_F32, 4, sea, ea), T(CAIRN_F32, 3, seb, eb)};
+        cairn_tensor_t oe = T(CAIRN_F32, 4, sey, ey2);
+        CHECK_OK(run1("Einsum", &eqe, 1, ine, 2, 0, &oe, NULL, 0));
+        check_close_f32(ey2, ew, 32, 1e-6, 1e-5, "Einsum ellipsis broadcast");
+        /* a letter of size 1 does not broadcast against 2 */
+        int64_t s13[2] = {1, 3};
+        cairn_attr_t eqx = cairn_attr_string("equation", "ij,ij->ij");
+        cairn_tensor_t inx[2] = {T(CAIRN_F32, 2, s13, ea), T(CAIRN_F32, 2, s23, t)};
+        CHECK_FAILS(run1("Einsum", &eqx, 1, inx, 2, 0, &ot, NULL, 0), CAIRN_ERR_SHAPE,
+                    "label 'i'");
+    }
     /* errors */
     cairn_attr_t bad1 = cairn_attr_string("equation", "ij,jk->ik");
     CHECK_FAILS(run1("Einsum", &bad1, 1, &it, 1, 0, &ot, NULL, 0), CAIRN_ERR_INVALID_ARGUMENT,

@@ -871,14 +871,15 @@ static cairn_status_t q_einsum_parse(const char *eq, int n_ops, const ir_shape_t
             int l = lab[o][d] < 0 ? 52 + n_ell + lab[o][d] : lab[o][d];
             lab[o][d] = l;
             int64_t dim = s->d[d];
-            if (l >= 52 && dim == 1) { /* a broadcast ellipsis dim */
-                st *= 1;
+            if (l >= 52 && dim == 1) { /* a broadcast ellipsis dim: stride 0 */
                 if (size[l] == -2)
                     size[l] = 1;
                 continue;
             }
-            if (size[l] == -2 || size[l] == 1 || !ir_dim_known(size[l]))
-                size[l] = (size[l] == -2 || size[l] == 1 || ir_dim_known(dim)) ? dim : size[l];
+            /* letters must agree exactly (only ellipsis dims broadcast);
+             * size 1 for an ellipsis label came from broadcasting operands */
+            if (size[l] == -2 || (l >= 52 && size[l] == 1) || !ir_dim_known(size[l]))
+                size[l] = ir_dim_known(dim) || size[l] == -2 || size[l] == 1 ? dim : size[l];
             else if (ir_dim_known(dim) && dim != size[l])
                 return base_error(CAIRN_ERR_SHAPE,
                                   "equation '%s': label '%c' has size %lld in input %d but %lld "
