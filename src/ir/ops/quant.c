@@ -1070,6 +1070,12 @@ cairn_status_t op_quant_nms_infer(ir_infer_ctx_t *c)
         if (present(c, i) && ir_shape_numel(&c->in[i].shape) >= 0 &&
             ir_shape_numel(&c->in[i].shape) != 1)
             return base_error(CAIRN_ERR_SHAPE, "input %d must be a scalar (one element)", i);
+    for (int i = 0; i < 2; i++)
+        if (c->in[i].shape.rank >= 0 && c->in[i].shape.rank != 3)
+            return base_error(CAIRN_ERR_SHAPE,
+                              "%s must have rank 3 (%s), got rank %d", i ? "scores" : "boxes",
+                              i ? "batch, classes, boxes" : "batch, boxes, 4",
+                              c->in[i].shape.rank);
     c->out[0].dtype = CAIRN_I64;
     c->out[0].shape.rank = 2;
     c->out[0].shape.d[0] = IR_DIM_UNKNOWN;
