@@ -787,7 +787,7 @@ static int is_legacy_binary(const char *op)
 static const char *op_support(const char *op, int64_t v)
 {
     if (!strcmp(op, "Constant") || !strcmp(op, "Dropout") || !strcmp(op, "PRelu") ||
-        !strcmp(op, "CastLike"))
+        !strcmp(op, "CastLike") || !strcmp(op, "Scatter"))
         return NULL;
     if (!strcmp(op, "Tile") && v < 6)
         return "Tile before opset 6 (tiles/axis inputs) is not supported";
@@ -886,6 +886,9 @@ static cairn_status_t map_node(ld_t *L, const Onnx__NodeProto *nd)
             s = ld_const_i64(L, &k, 1, &id);
             io.in[1] = id, io.n_in = 2;
         }
+        /* Scatter-9/11 (deprecated) is ScatterElements without reduction */
+        if (s == CAIRN_OK && !strcmp(op, "Scatter"))
+            op = "ScatterElements";
         if (s == CAIRN_OK)
             s = map_generic(L, op, &io, A);
     }

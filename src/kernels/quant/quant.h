@@ -1,0 +1,127 @@
+/*
+ * Reference kernels for the quantisation family and the index/misc ops that
+ * share it: Quantize/DequantizeLinear, DynamicQuantizeLinear, integer and
+ * QLinear matmul, requantisation of convolution accumulators, GatherND,
+ * ScatterND, ScatterElements, Einsum (as an index loop over labels),
+ * BitShift, NonMaxSuppression and Det.
+ *
+ * Quantised values are u8 or i8; zero points have the quantised type.
+ * Rounding is to nearest, ties to even (nearbyint in the default rounding
+ * mode), and results saturate to the quantised type's range.
+ */
+#ifndef CAIRN_KERNELS_QUANT_H
+#define CAIRN_KERNELS_QUANT_H
+
+#include "kernels/ktensor.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Per-axis layout: element i uses scale/zero point (i / inner) % C; a
+ * per-tensor op passes C = 1. */
+typedef struct quant_axis {
+    int64_t outer, C, inner;
+} quant_axis_t;
+
+/* y = saturate(round(x / scale[c]) + zp[c]). x: f32, f64, f16, bf16, i32;
+ * zp (type yt, u8/i8) may be NULL (0). */
+void quant_quantize_ref(cairn_dtype_t xt, const void *x, const float *scale, const void *zp,
+                        cairn_dtype_t yt, void *y, const quant_axis_t *ax);
+
+/* y = (x - zp[c]) * scale[c] in f32. x: u8, i8, i32; zp of type xt or NULL. */
+void quant_dequantize_ref(cairn_dtype_t xt, const void *x, const float *scale, const void *zp,
+                          float *y, const quant_axis_t *ax);
+
+/* DynamicQuantizeLinear to u8: the scale maps [min(0, min x), max(0, max x)]
+ * onto [0, 255]. */
+void quant_dynamic_ref(const float *x, int64_t n, uint8_t *y, float *scale, uint8_t *zp);
+
+/* One 2-D integer matmul Y (M, N) = (A - azp) (B - bzp), A (M, K), B (K, N)
+ * of u8/i8, accumulated exactly in int64 and stored as i32 (yt UNDEFINED),
+ * or requantised (QLinearMatMul: yt u8/i8) as
+ * saturate(round(acc * (as * bs / ys)) + yzp). Zero points / scales are
+ * scalars or, with the *_vec flags, one per row of A / per column of B. */
+typedef struct quant_mm_params {
+    int64_t M, K, N;
+    cairn_dtype_t at, bt, yt;
+    const void *azp, *bzp, *yzp; /* NULL: 0 */
+    int azp_vec, bzp_vec;
+    const float *as, *bs;
+    int as_vec, bs_vec;
+    float ys;
+} quant_mm_params_t;
+cairn_status_t quant_matmul_ref(const quant_mm_params_t *p, const void *A, const void *B,
+                                void *Y);
+
+/* Widens u8/i8 x to double minus its zero point zp[c] (zp NULL: 0) along
+ * the axis layout ax; for feeding the double convolution kernel exactly. */
+void quant_widen_ref(cairn_dtype_t xt, const void *x, const void *zp, int zp_vec, double *y,
+                     const quant_axis_t *ax);
+
+/* Stores exact integer accumulators acc (plus bias[c], may be NULL) as i32
+ * (yt I32: mult NULL) or requantised saturate(round(acc * mult[c]) + yzp)
+ * for yt u8/i8. */
+void quant_requant_ref(const double *acc, const int32_t *bias, const float *mult,
+                       const void *yzp, cairn_dtype_t yt, void *y, const quant_axis_t *ax);
+
+/* GatherND with batch_dims b: indices (int64) shape I, last dim q;
+ * out = batch dims, I[b:-1], data.shape[b+q:]. esz = element size. */
+cairn_status_t quant_gather_nd_ref(const void *data, const int64_t *dshape, int drank,
+                                   const int64_t *idx, const int64_t *ishape, int irank,
+                                   int batch_dims, size_t esz, void *out);
+
+enum { QUANT_RED_NONE, QUANT_RED_ADD, QUANT_RED_MUL, QUANT_RED_MAX, QUANT_RED_MIN };
+
+/* ScatterND: out holds a copy of data; each index tuple (last dim of
+ * indices) names a slice of out that updates writes or reduces into. */
+cairn_status_t quant_scatter_nd_ref(cairn_dtype_t t, void *out, const int64_t *dshape, int drank,
+                                    const int64_t *idx, const int64_t *ishape, int irank,
+                                    const void *upd, int reduction);
+
+/* ScatterElements along axis: out holds a copy of data; indices (i32/i64,
+ * shape of updates, negative counts from the end). */
+cairn_status_t quant_scatter_elements_ref(cairn_dtype_t t, void *out, const int64_t *dshape,
+                                          int rank, cairn_dtype_t it, const void *idx,
+                                          const int64_t *ushape, const void *upd, int axis,
+                                          int reduction);
+
+/* Einsum as one loop over every label: sizes[l], strides per operand and for
+ * the output (0 where a label is absent; a label repeated in an operand has
+ * the sum of its strides, which walks the diagonal). */
+#define QUANT_EINSUM_MAX_LABELS 64
+#define QUANT_EINSUM_MAX_OPS 8
+typedef struct quant_einsum_params {
+    int n_ops, n_labels;
+    int64_t size[QUANT_EINSUM_MAX_LABELS];
+    int64_t in_stride[QUANT_EINSUM_MAX_OPS][QUANT_EINSUM_MAX_LABELS];
+    int64_t out_stride[QUANT_EINSUM_MAX_LABELS];
+    int64_t out_numel;
+} quant_einsum_params_t;
+/* ws: out_numel * 8 bytes (double or int64 accumulators). */
+void quant_einsum_ref(const quant_einsum_params_t *p, cairn_dtype_t t, const void *const *in,
+                      void *out, void *ws);
+
+/* BitShift on u8: left (a << b) or right (a >> b); shifts >= 8 give 0. */
+void quant_bitshift_u8_ref(const uint8_t *a, const int64_t *ast, const uint8_t *b,
+                           const int64_t *bst, uint8_t *y, const int64_t *yshape, int rank,
+                           int left);
+
+/* NonMaxSuppression: boxes (B, N, 4), scores (B, C, N). Writes up to
+ * B*C*max_out triples (batch, class, box) to sel (may be NULL to count
+ * only) and their number to *count. */
+typedef struct quant_nms_params {
+    int64_t B, C, N;
+    int center_point_box;
+    int64_t max_out;
+    float iou_threshold;
+    int has_score_threshold;
+    float score_threshold;
+} quant_nms_params_t;
+cairn_status_t quant_nms_ref(const quant_nms_params_t *p, const float *boxes, const float *scores,
+                             int64_t *sel, int64_t *count);
+
+/* Determinants of `batch` n x n matrices (type t: f32, f64, f16, bf16), by
+ * LU with partial pivoting in double. */
+cairn_status_t quant_det_ref(cairn_dtype_t t, const void *x, int64_t batch, int64_t n, void *y);
+
+#endif
