@@ -432,6 +432,8 @@ static void test_shape_size_cos_range(void)
               A(MT_IN(CAIRN_I64, &is, 0), MT_CONST(CAIRN_I64, &il, 0), MT_CONST(CAIRN_I64, &id, 0)),
               3, NULL, 0, CAIRN_I64, 1, SHAPE(2), w7);
     CHECK_OK(mt_run("ConstantOfShape", A(MT_IN(CAIRN_I64, shp, 1, 2)), 1, NULL, 0, &o, 1));
+    CHECK(o.rank == 2 && o.shape[0] == 2 && o.shape[1] == 3 && ((float *)o.data)[5] == 0.0f);
+    free(o.data);
     const int16_t hs = 0, hl = 0, hd = 1;
     mt_expect("range empty", "Range",
               A(MT_CONST(CAIRN_I16, &hs, 0), MT_CONST(CAIRN_I16, &hl, 0), MT_CONST(CAIRN_I16, &hd, 0)),
