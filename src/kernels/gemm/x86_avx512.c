@@ -132,6 +132,14 @@ ALWAYS_INLINE __mmask16 lanes(int w)
     return w >= 16 ? (__mmask16)0xFFFF : w <= 0 ? (__mmask16)0 : (__mmask16)((1u << w) - 1u);
 }
 
+/* the lines of an m-row C tile of NR elements of esz bytes, into L1 */
+ALWAYS_INLINE void prefetch_c(const void *C, int64_t ldc, int m, int esz)
+{
+    for (int r = 0; r < m; r++)
+        for (int v = 0; v < NV; v++)
+            _mm_prefetch((const char *)C + (r * ldc + 16 * v) * esz, _MM_HINT_T0);
+}
+
 /* Final store of the accumulators: alpha, beta, epilogue, masks. */
 ALWAYS_INLINE void store_tile(__m512 acc[MR][NV], int rows, float *C, int64_t ldc, int m, int n,
                               float alpha, float beta, const gemm_tile_epi_t *e)
@@ -179,9 +187,7 @@ static void kernel_packed(int64_t kc, const float *A, const float *B, float *C, 
     int64_t kpf = kc > 24 ? kc - 24 : 0;
     for (int64_t k = 0; k < kc; k++) {
         if (k == kpf)
-            for (int r = 0; r < m; r++)
-                for (int v = 0; v < NV; v++)
-                    _mm_prefetch((const char *)(C + r * ldc + 16 * v), _MM_HINT_T0);
+            prefetch_c(C, ldc, m, 4);
         __m512 b[NV];
 #pragma GCC unroll 4
         for (int v = 0; v < NV; v++)
@@ -427,9 +433,7 @@ LOWP_TARGET_BF16 GEMM_LOWP_UK(gemm_bf16_ukernel_14x32_avx512bf16)
     float *cf = C;
     for (int64_t g = 0; g < ng; g++) {
         if (g == kpf)
-            for (int r = 0; r < m; r++)
-                for (int v = 0; v < NV; v++)
-                    _mm_prefetch((const char *)(cf + r * ldc + 16 * v), _MM_HINT_T0);
+            prefetch_c(cf, ldc, m, 4);
         __m512bh bv[NV];
 #pragma GCC unroll 4
         for (int v = 0; v < NV; v++)
@@ -482,9 +486,7 @@ ALWAYS_INLINE void store_tile_s32(__m512i acc[MR][NV], int32_t *C, int64_t ldc, 
         int64_t ng = (kc + G - 1) / G, kpf = ng > 12 ? ng - 12 : 0;                               \
         for (int64_t g = 0; g < ng; g++) {                                                        \
             if (g == kpf)                                                                         \
-                for (int r = 0; r < m; r++)                                                       \
-                    for (int v = 0; v < NV; v++)                                                  \
-                        _mm_prefetch((const char *)(c + r * ldc + 16 * v), _MM_HINT_T0);          \
+                prefetch_c(c, ldc, m, 4);                                                         \
             __m512i bv[NV];                                                                       \
             _Pragma("GCC unroll 4") for (int v = 0; v < NV; v++) bv[v] =                          \
                 _mm512_load_si512(b + 64 * v);                                                    \
