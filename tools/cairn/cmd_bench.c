@@ -9,9 +9,13 @@
  * machine state. Each peer's result is checked against cairn's before its
  * number counts, so a broken binding cannot report a fake rate.
  *
+ * --dtype bf16 times gemm_bf16 (f32 C) and --dtype s8 gemm_u8s8s32 (s32 C),
+ * against the machine's bf16 / int8 dot-product peak; they have no peers
+ * yet (oneDNN 2.6 has no bf16 GEMM in its C API; its dnnl_gemm_u8s8s32 is
+ * not wired).
+ *
  * Exit codes: 0 ok; 1 a failure (memory, a peer's result disagreeing with
- * cairn's, an unwritable machine file); 2 a usage error or something not
- * available yet (bf16 and int8 GEMM).
+ * cairn's, an unwritable machine file); 2 a usage error.
  */
 #define _POSIX_C_SOURCE 200809L
 #include "base/alloc.h"
@@ -68,6 +72,8 @@ typedef struct gemm_problem {
     int transA, transB;
     int64_t lda, ldb, ldc;
     const float *A, *B;
+    const void *Alp, *Blp; /* bf16 or u8 / s8 operands for those dtypes */
+    int dtype;             /* 0 f32, 1 bf16, 2 s8 */
     int threads;
     kctx_t kctx;
 } gemm_problem_t;
@@ -106,8 +112,15 @@ static int impl_call(gemm_impl_t *im, const gemm_problem_t *p)
     if (im->dnnl)
         return im->dnnl(p->transA ? 'T' : 'N', p->transB ? 'T' : 'N', p->M, p->N, p->K, 1.0f, p->A,
                         p->lda, p->B, p->ldb, 0.0f, im->C, p->ldc);
-    cairn_sgemm(&p->kctx, p->transA, p->transB, p->M, p->N, p->K, 1.0f, p->A, p->lda, p->B, p->ldb,
-                0.0f, im->C, p->ldc);
+    if (p->dtype == 1)
+        gemm_bf16(&p->kctx, p->transA, p->transB, p->M, p->N, p->K, 1.0f, p->Alp, p->lda, p->Blp,
+                  p->ldb, 0.0f, im->C, p->ldc);
+    else if (p->dtype == 2)
+        gemm_u8s8s32(&p->kctx, p->transA, p->transB, p->M, p->N, p->K, p->Alp, p->lda, p->Blp,
+                     p->ldb, (int32_t *)(void *)im->C, p->ldc, 0);
+    else
+        cairn_sgemm(&p->kctx, p->transA, p->transB, p->M, p->N, p->K, 1.0f, p->A, p->lda, p->B,
+                    p->ldb, 0.0f, im->C, p->ldc);
     return 0;
 }
 
@@ -239,7 +252,7 @@ static void gemm_usage(FILE *f)
         "options:\n"
         "  --m M, --n N, --k K   the problem (each 1 to %lld)\n"
         "  --threads T           threads for cairn and the peers (default 0: one per CPU)\n"
-        "  --dtype f32|bf16|s8   element type (default f32; bf16 and s8 not yet)\n"
+        "  --dtype f32|bf16|s8   element type (default f32; s8 is u8 x s8 -> s32)\n"
         "  --trans-a, --trans-b  transpose A (stored KxM) or B (stored NxK)\n"
         "  --peers[=LIST]        also run OpenBLAS, BLIS and oneDNN where installed\n"
         "                        (LIST: some of openblas,blis,onednn)\n"
@@ -405,14 +418,15 @@ typedef struct peak_info {
     char source[4200];
 } peak_info_t;
 
-/* The f32 peak for `threads`: from the machine file, else measured now
- * (quickly) and written to it. Messages go to stderr. */
-static int gemm_peak(int threads, peak_info_t *pk)
+/* The peak of dtype (0 f32, 1 bf16 dot, 2 int8 dot) for `threads`: from the
+ * machine file, else measured now (quickly) and written to it. Messages go
+ * to stderr. */
+static int gemm_peak(int threads, int dtype, peak_info_t *pk)
 {
     machine_peaks_t r;
     if (tool_get_peaks("bench gemm", threads, 0, &r, pk->source, sizeof pk->source, stderr))
         return BENCH_FAIL;
-    pk->gflops = r.f32_gflops;
+    pk->gflops = dtype == 1 ? r.bf16_gflops : dtype == 2 ? r.s8_gops : r.f32_gflops;
     return BENCH_OK;
 }
 
@@ -495,19 +509,19 @@ static int bench_gemm(int argc, char **argv)
         return BENCH_OK;
     if (rc != BENCH_OK)
         return rc;
-    if (strcmp(o.dtype, "f32")) {
-        fprintf(stderr,
-                "cairn bench gemm: --dtype %s: not yet: cairn has no %s GEMM kernel yet "
-                "(issue 4, item 4), so there is nothing honest to time; use --dtype f32\n",
-                o.dtype, o.dtype);
-        return BENCH_USAGE;
+    int dtype = !strcmp(o.dtype, "bf16") ? 1 : !strcmp(o.dtype, "s8") ? 2 : 0;
+    if (dtype && o.peers) {
+        fprintf(stderr, "cairn bench gemm: --dtype %s: no peers to compare with yet (oneDNN 2.6 "
+                        "has no bf16 GEMM in its C API; dnnl_gemm_u8s8s32 is not wired); timing "
+                        "cairn alone\n", o.dtype);
+        o.peers = 0;
     }
     int threads = o.threads > 0 ? o.threads : base_cpu()->logical_cpus;
     if (threads < 1)
         threads = 1;
 
     peak_info_t pk;
-    if ((rc = gemm_peak(threads, &pk)) != BENCH_OK)
+    if ((rc = gemm_peak(threads, dtype, &pk)) != BENCH_OK)
         return rc;
 
     /* the peers read their thread counts and OpenBLAS its overrides when
@@ -517,6 +531,11 @@ static int bench_gemm(int argc, char **argv)
     int n_impls = 1;
     impls[0].name = "cairn";
     cairn_sgemm_variant(impls[0].detail, sizeof impls[0].detail, threads);
+    if (dtype)
+        snprintf(impls[0].detail, sizeof impls[0].detail, "%s %s, %d thread%s",
+                 dtype == 1 ? "gemm_bf16" : "gemm_u8s8s32",
+                 dtype == 1 ? gemm_bf16_variant_name() : gemm_s8_variant_name(), threads,
+                 threads > 1 ? "s" : "");
     if (o.peers) {
         peers_environment(threads, stderr);
         peers_load(&impls[1], &impls[2], &impls[3], threads, o.peers);
@@ -544,6 +563,26 @@ static int bench_gemm(int argc, char **argv)
     A = random_matrix(o.M * o.K, &seed);
     B = random_matrix(o.K * o.N, &seed);
     p.A = A, p.B = B;
+    p.dtype = dtype;
+    void *Alp = NULL, *Blp = NULL;
+    if (dtype && A && B) {
+        size_t es = dtype == 1 ? 2 : 1;
+        Alp = base_aligned_alloc((size_t)(o.M * o.K) * es, BASE_ALIGN);
+        Blp = base_aligned_alloc((size_t)(o.K * o.N) * es, BASE_ALIGN);
+        if (!Alp || !Blp) {
+            base_aligned_free(A), base_aligned_free(B);
+            A = B = NULL;
+        } else if (dtype == 1) {
+            gemm_cvt_f32_to_bf16(A, Alp, (size_t)(o.M * o.K));
+            gemm_cvt_f32_to_bf16(B, Blp, (size_t)(o.K * o.N));
+        } else {
+            for (int64_t e = 0; e < o.M * o.K; e++)
+                ((uint8_t *)Alp)[e] = (uint8_t)(int)((A[e] + 1.0f) * 127.5f);
+            for (int64_t e = 0; e < o.K * o.N; e++)
+                ((int8_t *)Blp)[e] = (int8_t)(int)(B[e] * 127.0f);
+        }
+    }
+    p.Alp = Alp, p.Blp = Blp;
     int max_runs = o.iters ? o.iters : BENCH_MAX_RUNS;
     for (int i = 0; i < n_impls; i++) {
         gemm_impl_t *im = &impls[i];
@@ -645,9 +684,9 @@ static int bench_gemm(int argc, char **argv)
         any_failed |= impls[i].failed;
 
     if (o.json) {
-        printf("{\"m\": %lld, \"n\": %lld, \"k\": %lld, \"dtype\": \"f32\", \"trans_a\": %s, "
+        printf("{\"m\": %lld, \"n\": %lld, \"k\": %lld, \"dtype\": \"%s\", \"trans_a\": %s, "
                "\"trans_b\": %s, \"threads\": %d, \"peak_gflops\": ",
-               (long long)o.M, (long long)o.N, (long long)o.K, o.transA ? "true" : "false",
+               (long long)o.M, (long long)o.N, (long long)o.K, o.dtype, o.transA ? "true" : "false",
                o.transB ? "true" : "false", threads);
         json_number(stdout, pk.gflops > 0 ? pk.gflops : NAN);
         printf(", \"peak_source\": ");
@@ -689,12 +728,13 @@ static int bench_gemm(int argc, char **argv)
         json_number(stdout, ratio);
         printf("}\n");
     } else {
-        printf("gemm f32  M=%lld N=%lld K=%lld  %s%s  threads %d\n", (long long)o.M, (long long)o.N,
-               (long long)o.K, o.transA ? "A^T" : "A", o.transB ? "*B^T" : "*B", threads);
+        const char *unit = dtype == 2 ? "GOP/s" : "GFLOP/s";
+        printf("gemm %-4s M=%lld N=%lld K=%lld  %s%s  threads %d\n", o.dtype, (long long)o.M,
+               (long long)o.N, (long long)o.K, o.transA ? "A^T" : "A", o.transB ? "*B^T" : "*B", threads);
         if (pk.gflops > 0)
-            printf("peak     %.1f GFLOP/s f32 at %d thread%s, from %s\n\n", pk.gflops, threads,
+            printf("peak     %.1f %s %s at %d thread%s, from %s\n\n", pk.gflops, unit, o.dtype, threads,
                    threads > 1 ? "s" : "", pk.source);
-        printf("%-9s %9s %7s %10s %5s %11s  %s\n", "impl", "GFLOP/s", "%peak", "median ms", "runs",
+        printf("%-9s %9s %7s %10s %5s %11s  %s\n", "impl", unit, "%peak", "median ms", "runs",
                "max rel err", "detail");
         for (int i = 0; i < n_impls; i++) {
             gemm_impl_t *im = &impls[i];
@@ -731,6 +771,8 @@ done:
     }
     base_aligned_free(A);
     base_aligned_free(B);
+    base_aligned_free(Alp);
+    base_aligned_free(Blp);
     base_pool_destroy(pool);
     return rc;
 }

@@ -57,10 +57,15 @@ float gemm_act_apply_f32(gemm_act_t act, float x, float lo, float hi)
 
 void gemm_f32_blocking(const gemm_f32_variant_t *v, gemm_blocking_t *b)
 {
+    gemm_blocking_for(v->mr, v->nr, (int)sizeof(float), b);
+}
+
+void gemm_blocking_for(int mr, int nr, int esz, gemm_blocking_t *b)
+{
     const base_cpu_t *cpu = base_cpu();
     size_t l1 = cpu->l1d ? cpu->l1d : 32 * 1024;
     size_t l2 = cpu->l2 ? cpu->l2 : 1024 * 1024;
-    int64_t kc = (int64_t)(l1 * 7 / 10 / ((size_t)v->nr * sizeof(float)));
+    int64_t kc = (int64_t)(l1 * 7 / 10 / ((size_t)nr * (size_t)esz));
     kc = kc / 16 * 16;
     if (kc < 64)
         kc = 64;
@@ -68,14 +73,14 @@ void gemm_f32_blocking(const gemm_f32_variant_t *v, gemm_blocking_t *b)
         kc = 1024;
     /* the packed B block (KC x NC) stays in half of L2 while A micro-panels
      * (MR x KC, in L1) sweep across it; the A block (MC x KC) takes a quarter */
-    int64_t nc = (int64_t)(l2 / 2 / ((size_t)kc * sizeof(float)));
-    nc = nc / v->nr * v->nr;
-    if (nc < v->nr)
-        nc = v->nr;
-    int64_t mc = (int64_t)(l2 / 4 / ((size_t)kc * sizeof(float)));
-    mc = mc / v->mr * v->mr;
-    if (mc < v->mr)
-        mc = v->mr;
+    int64_t nc = (int64_t)(l2 / 2 / ((size_t)kc * (size_t)esz));
+    nc = nc / nr * nr;
+    if (nc < nr)
+        nc = nr;
+    int64_t mc = (int64_t)(l2 / 4 / ((size_t)kc * (size_t)esz));
+    mc = mc / mr * mr;
+    if (mc < mr)
+        mc = mr;
     b->kc = kc;
     b->mc = mc;
     b->nc = nc;
@@ -90,7 +95,7 @@ static struct {
     size_t cap;
 } g_ws[WS_SLOTS];
 
-static float *ws_get(size_t bytes, int *slot)
+static void *ws_get(size_t bytes, int *slot)
 {
     for (int i = 0; i < WS_SLOTS; i++) {
         int z = 0;
@@ -112,7 +117,7 @@ static float *ws_get(size_t bytes, int *slot)
     return base_aligned_alloc(bytes, BASE_ALIGN);
 }
 
-static void ws_put(float *p, int slot)
+static void ws_put(void *p, int slot)
 {
     if (slot < 0)
         base_aligned_free(p);
@@ -123,20 +128,21 @@ static void ws_put(float *p, int slot)
 /* ---- one GEMM, split over threads ---- */
 
 typedef struct gjob {
-    const gemm_f32_variant_t *v;
+    gemm_kern_t kn;              /* the packed path */
+    const gemm_f32_variant_t *v; /* f32 only (direct mode), else NULL */
     gemm_blocking_t bl;
     int ta, tb, direct;
     int64_t M, N, K;
     float alpha, beta;
-    const float *A;
+    const void *A;
     int64_t lda;
-    const float *B;
+    const void *B;
     int64_t ldb;
-    float *C;
+    void *C;
     int64_t ldc;
     const gemm_epilogue_t *epi;
-    const float *packed; /* pre-packed B data, or NULL */
-    int64_t npad;        /* its padded width */
+    const char *packed; /* pre-packed B data, or NULL */
+    int64_t npad;       /* its padded width */
     int tm, tn;
 } gjob_t;
 
@@ -160,44 +166,45 @@ static inline const gemm_tile_epi_t *tile_epi(const gemm_epilogue_t *epi, int64_
 }
 
 /* abuf holds one MC x KC block, or with a_all the whole of op(A)'s rows
- * [m0, m1) (block (ic, pc) at abuf + pc*mpad + (ic-m0)*kc), packed on the
- * first jc pass and reused by the others. */
+ * [m0, m1) (block (ic, pc) at abuf + (pc*mpad + (ic-m0)*kcp)*esz), packed on
+ * the first jc pass and reused by the others. */
 static void run_packed_range(const gjob_t *j, int64_t m0, int64_t m1, int64_t n0, int64_t n1,
-                             float *abuf, float *bbuf, int a_all)
+                             char *abuf, char *bbuf, int a_all)
 {
-    const int64_t mpad = (m1 - m0 + j->v->mr - 1) / j->v->mr * j->v->mr;
-    const gemm_f32_variant_t *v = j->v;
-    const int mr = v->mr, nr = v->nr;
+    const gemm_kern_t *kn = &j->kn;
+    const int mr = kn->mr, nr = kn->nr, kg = kn->kg;
+    const int64_t mpad = (m1 - m0 + mr - 1) / mr * mr;
+    const size_t es = (size_t)kn->esz, cs = (size_t)kn->csz;
     gemm_tile_epi_t te;
     for (int64_t jc = n0; jc < n1; jc += j->bl.nc) {
         int64_t nc = min64(j->bl.nc, n1 - jc);
         int64_t pc = 0;
         do {
             int64_t kc = min64(j->bl.kc, j->K - pc);
-            const float *bp;
+            int64_t kcp = (kc + kg - 1) / kg * kg;
+            const char *bp;
             if (j->packed) {
-                bp = j->packed + pc * j->npad + jc * kc;
+                bp = j->packed + (size_t)(pc * j->npad + jc * kcp) * es;
             } else {
-                (v->pack_b ? v->pack_b : gemm_f32_pack_b_block)(j->tb, j->B, j->ldb, pc, jc, kc,
-                                                                nc, nr, bbuf);
+                kn->pack_b(kn, j->tb, j->B, j->ldb, pc, jc, kc, nc, bbuf);
                 bp = bbuf;
             }
             float beta = pc == 0 ? j->beta : 1.0f;
             int last = pc + kc >= j->K;
             for (int64_t ic = m0; ic < m1; ic += j->bl.mc) {
                 int64_t mc = min64(j->bl.mc, m1 - ic);
-                float *ap = a_all ? abuf + pc * mpad + (ic - m0) * kc : abuf;
+                char *ap = a_all ? abuf + (size_t)(pc * mpad + (ic - m0) * kcp) * es : abuf;
                 if (!a_all || jc == n0)
-                    (v->pack_a ? v->pack_a : gemm_f32_pack_a)(j->ta, j->A, j->lda, ic, pc, mc, kc,
-                                                              mr, ap);
+                    kn->pack_a(kn, j->ta, j->A, j->lda, ic, pc, mc, kc, ap);
                 for (int64_t ir = 0; ir < mc; ir += mr) {
                     int m = (int)min64(mr, mc - ir);
+                    char *crow = (char *)j->C + (size_t)((ic + ir) * j->ldc) * cs;
                     for (int64_t jr = 0; jr < nc; jr += nr) {
                         const gemm_tile_epi_t *e =
                             last ? tile_epi(j->epi, ic + ir, jc + jr, &te) : NULL;
-                        v->uk(kc, ap + ir * kc, 0, mr, bp + jr * kc, nr,
-                              j->C + (ic + ir) * j->ldc + jc + jr, j->ldc, m,
-                              (int)min64(nr, nc - jr), j->alpha, beta, e);
+                        kn->uk(kn, kc, ap + (size_t)(ir * kcp) * es, bp + (size_t)(jr * kcp) * es,
+                               crow + (size_t)(jc + jr) * cs, j->ldc, m, (int)min64(nr, nc - jr),
+                               j->alpha, beta, e);
                     }
                 }
             }
@@ -211,13 +218,15 @@ static void run_direct_range(const gjob_t *j, int64_t m0, int64_t m1, int64_t n0
     const gemm_f32_variant_t *v = j->v;
     const int nr = v->nr;
     int64_t rs_a = j->ta ? 1 : (j->lda > 0 ? j->lda : 1), cs_a = j->ta ? j->lda : 1;
+    const float *A = j->A, *B = j->B;
+    float *C = j->C;
     if (v->smallm && !j->epi && m1 - m0 <= 16) {
         /* C (m x NCH) stays in a quarter of L2 while B streams through */
         size_t l2 = base_cpu()->l2 ? base_cpu()->l2 : 1024 * 1024;
         int64_t nch = (int64_t)(l2 / 4 / ((size_t)(m1 - m0) * sizeof(float))) / 16 * 16;
         for (int64_t jc = n0; jc < n1; jc += nch)
-            v->smallm((int)(m1 - m0), min64(nch, n1 - jc), j->K, j->alpha, j->A + m0 * rs_a,
-                      rs_a, cs_a, j->B + jc, j->ldb, j->beta, j->C + m0 * j->ldc + jc, j->ldc);
+            v->smallm((int)(m1 - m0), min64(nch, n1 - jc), j->K, j->alpha, A + m0 * rs_a, rs_a,
+                      cs_a, B + jc, j->ldb, j->beta, C + m0 * j->ldc + jc, j->ldc);
         return;
     }
     /* even row blocks of at most MR rows: 16 rows run as 8 + 8, not 14 + 2 */
@@ -234,9 +243,9 @@ static void run_direct_range(const gjob_t *j, int64_t m0, int64_t m1, int64_t n0
             int n = (int)min64(nr, n1 - jr);
             for (int64_t ir = m0; ir < m1; ir += rb) {
                 const gemm_tile_epi_t *e = last ? tile_epi(j->epi, ir, jr, &te) : NULL;
-                v->uk(kc, j->A + ir * rs_a + pc * cs_a, rs_a, cs_a, j->B + pc * j->ldb + jr,
-                      j->ldb, j->C + ir * j->ldc + jr, j->ldc, (int)min64(rb, m1 - ir), n,
-                      j->alpha, beta, e);
+                v->uk(kc, A + ir * rs_a + pc * cs_a, rs_a, cs_a, B + pc * j->ldb + jr, j->ldb,
+                      C + ir * j->ldc + jr, j->ldc, (int)min64(rb, m1 - ir), n, j->alpha, beta,
+                      e);
             }
         }
         pc += kc;
@@ -274,7 +283,9 @@ static void gemm_task(void *ctx, size_t begin, size_t end, int worker)
 {
     (void)worker;
     const gjob_t *j = ctx;
-    const int mr = j->v->mr, nr = j->v->nr;
+    const gemm_kern_t *kn = &j->kn;
+    const int mr = kn->mr, nr = kn->nr;
+    const size_t es = (size_t)kn->esz, cs = (size_t)kn->csz;
     int64_t mt = (j->M + mr - 1) / mr, nt = (j->N + nr - 1) / nr;
     for (size_t t = begin; t < end; t++) {
         int pi = (int)t / j->tn, pj = (int)t % j->tn;
@@ -289,35 +300,37 @@ static void gemm_task(void *ctx, size_t begin, size_t end, int worker)
             continue;
         }
         int64_t kc = min64(j->bl.kc, j->K > 0 ? j->K : 1);
+        kc = (kc + kn->kg - 1) / kn->kg * kn->kg;
+        int64_t kall = (j->K + kn->kg - 1) / kn->kg * kn->kg;
         int64_t mpad = (m1 - m0 + mr - 1) / mr * mr;
         int64_t mc = min64(j->bl.mc, mpad);
         int64_t nc = j->packed ? 0 : min64(j->bl.nc, (n1 - n0 + nr - 1) / nr * nr);
         /* several jc passes: pack A once for all of them if it is not huge */
-        int a_all = n1 - n0 > j->bl.nc && (double)mpad * (double)j->K * sizeof(float) <= 32e6;
-        size_t abytes = (size_t)(a_all ? mpad * j->K : mc * kc) * sizeof(float);
+        int a_all = n1 - n0 > j->bl.nc && (double)mpad * (double)kall * (double)es <= 32e6;
+        size_t abytes = (size_t)(a_all ? mpad * kall : mc * kc) * es;
         abytes = base_round_up(abytes, BASE_ALIGN);
         int slot;
-        float *ws = ws_get(abytes + (size_t)(kc * nc) * sizeof(float), &slot);
+        char *ws = ws_get(abytes + (size_t)(kc * nc) * es, &slot);
         if (!ws && j->packed) {
             /* no memory: pack A one micro-panel at a time on the stack */
-            float stack_a[16 * 1024] __attribute__((aligned(64)));
+            char stack_a[64 * 1024] __attribute__((aligned(64)));
             gjob_t small = *j;
             small.bl.mc = mr;
-            if ((int64_t)mr * kc <= 16 * 1024)
+            if ((size_t)(mr * kc) * es <= sizeof stack_a)
                 run_packed_range(&small, m0, m1, n0, n1, stack_a, NULL, 0);
             continue;
         }
         if (!ws) {
             /* no memory for packing: the reference kernel needs none */
-            const float *ap = j->ta ? j->A + m0 : j->A + m0 * j->lda;
-            const float *bp = j->tb ? j->B + n0 * j->ldb : j->B + n0;
-            gemm_ref_f32(j->ta, j->tb, m1 - m0, n1 - n0, j->K, j->alpha, ap, j->lda, bp, j->ldb,
-                         j->beta, j->C + m0 * j->ldc + n0, j->ldc);
+            const char *ap = (const char *)j->A + (size_t)(j->ta ? m0 : m0 * j->lda) * kn->srcsz;
+            const char *bp = (const char *)j->B + (size_t)(j->tb ? n0 * j->ldb : n0) * kn->srcsz;
+            kn->fallback(j->ta, j->tb, m1 - m0, n1 - n0, j->K, j->alpha, ap, j->lda, bp, j->ldb,
+                         j->beta, (char *)j->C + (size_t)(m0 * j->ldc + n0) * cs, j->ldc);
             if (j->epi)
                 epi_block_scalar(j->epi, j->C, j->ldc, m0, m1, n0, n1);
             continue;
         }
-        run_packed_range(j, m0, m1, n0, n1, ws, (float *)((char *)ws + abytes), a_all);
+        run_packed_range(j, m0, m1, n0, n1, ws, ws + abytes, a_all);
         ws_put(ws, slot);
     }
 }
@@ -325,7 +338,7 @@ static void gemm_task(void *ctx, size_t begin, size_t end, int worker)
 /* Chooses the thread grid and runs. */
 static void gemm_launch(gjob_t *j, const kctx_t *k)
 {
-    const int mr = j->v->mr, nr = j->v->nr;
+    const int mr = j->kn.mr, nr = j->kn.nr;
     int64_t mt = (j->M + mr - 1) / mr, nt = (j->N + nr - 1) / nr;
     int threads = k && k->pool && k->threads > 1 ? k->threads : 1;
     double macs = (double)j->M * (double)j->N * (double)(j->K > 0 ? j->K : 1);
@@ -359,14 +372,13 @@ static void gemm_launch(gjob_t *j, const kctx_t *k)
     base_pool_parallel_for_1d(threads > 1 ? k->pool : NULL, (size_t)threads, 1, gemm_task, j);
 }
 
-static void job_init(gjob_t *j, const gemm_f32_variant_t *v, int transA, int transB, int64_t M,
-                     int64_t N, int64_t K, float alpha, const float *A, int64_t lda,
-                     const float *B, int64_t ldb, float beta, float *C, int64_t ldc,
-                     const gemm_epilogue_t *epi)
+static void job_init(gjob_t *j, const gemm_kern_t *kn, int transA, int transB, int64_t M,
+                     int64_t N, int64_t K, float alpha, const void *A, int64_t lda, const void *B,
+                     int64_t ldb, float beta, void *C, int64_t ldc, const gemm_epilogue_t *epi)
 {
     memset(j, 0, sizeof *j);
-    j->v = v;
-    gemm_f32_blocking(v, &j->bl);
+    j->kn = *kn;
+    gemm_blocking_for(kn->mr, kn->nr, kn->esz, &j->bl);
     j->ta = transA != 0;
     j->tb = transB != 0;
     j->M = M;
@@ -383,6 +395,53 @@ static void job_init(gjob_t *j, const gemm_f32_variant_t *v, int transA, int tra
     j->epi = epi;
 }
 
+/* ---- f32 variants as packed-path kernels ---- */
+
+static void f32_pack_a(const gemm_kern_t *kn, int transA, const void *A, int64_t lda, int64_t i0,
+                       int64_t p0, int64_t mc, int64_t kc, void *dst)
+{
+    const gemm_f32_variant_t *v = kn->ctx;
+    (v->pack_a ? v->pack_a : gemm_f32_pack_a)(transA, A, lda, i0, p0, mc, kc, v->mr, dst);
+}
+
+static void f32_pack_b(const gemm_kern_t *kn, int transB, const void *B, int64_t ldb, int64_t p0,
+                       int64_t j0, int64_t kc, int64_t nc, void *dst)
+{
+    const gemm_f32_variant_t *v = kn->ctx;
+    (v->pack_b ? v->pack_b : gemm_f32_pack_b_block)(transB, B, ldb, p0, j0, kc, nc, v->nr, dst);
+}
+
+static void f32_uk(const gemm_kern_t *kn, int64_t kc, const void *A, const void *B, void *C,
+                   int64_t ldc, int m, int n, float alpha, float beta, const gemm_tile_epi_t *e)
+{
+    const gemm_f32_variant_t *v = kn->ctx;
+    v->uk(kc, A, 0, v->mr, B, v->nr, C, ldc, m, n, alpha, beta, e);
+}
+
+static void f32_fallback(int transA, int transB, int64_t m, int64_t n, int64_t K, float alpha,
+                         const void *A, int64_t lda, const void *B, int64_t ldb, float beta,
+                         void *C, int64_t ldc)
+{
+    gemm_ref_f32(transA, transB, m, n, K, alpha, A, lda, B, ldb, beta, C, ldc);
+}
+
+void gemm_kern_from_f32(const gemm_f32_variant_t *v, gemm_kern_t *kn)
+{
+    *kn = (gemm_kern_t){v->name, v->isa, v->mr, v->nr, 1, 4, 4, 4, v,
+                        f32_pack_a, f32_pack_b, f32_uk, f32_fallback};
+}
+
+void gemm_kern_run(const gemm_kern_t *kn, const kctx_t *k, int transA, int transB, int64_t M,
+                   int64_t N, int64_t K, float alpha, const void *A, int64_t lda, const void *B,
+                   int64_t ldb, float beta, void *C, int64_t ldc, const gemm_epilogue_t *epi)
+{
+    if (M <= 0 || N <= 0)
+        return;
+    gjob_t j;
+    job_init(&j, kn, transA, transB, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, epi);
+    gemm_launch(&j, k);
+}
+
 void gemm_f32_run(const gemm_f32_variant_t *v, const kctx_t *k, int transA, int transB,
                   int64_t M, int64_t N, int64_t K, float alpha, const float *A, int64_t lda,
                   const float *B, int64_t ldb, float beta, float *C, int64_t ldc,
@@ -391,7 +450,10 @@ void gemm_f32_run(const gemm_f32_variant_t *v, const kctx_t *k, int transA, int 
     if (M <= 0 || N <= 0)
         return;
     gjob_t j;
-    job_init(&j, v, transA, transB, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, epi);
+    gemm_kern_t kn;
+    gemm_kern_from_f32(v, &kn);
+    job_init(&j, &kn, transA, transB, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, epi);
+    j.v = v;
     /* no packing when it cannot pay: few rows of A (each B element is used
      * by at most 16 FMAs anyway) or a product that fits in L1/L2 */
     j.direct = !j.tb && (M <= 16 || (double)M * (double)N * (double)j.K <= 48.0 * 48.0 * 48.0);
@@ -481,10 +543,12 @@ cairn_status_t gemm_f32_packed(const kctx_t *k, int transA, int64_t M, int64_t N
     if (M <= 0 || N <= 0)
         return CAIRN_OK;
     gjob_t j;
-    job_init(&j, &gemm_f32_variants[h.variant], transA, 0, M, N, K, alpha, A, lda, NULL, 0, beta,
-             C, ldc, epi);
+    gemm_kern_t kn;
+    gemm_kern_from_f32(&gemm_f32_variants[h.variant], &kn);
+    job_init(&j, &kn, transA, 0, M, N, K, alpha, A, lda, NULL, 0, beta, C, ldc, epi);
+    j.v = &gemm_f32_variants[h.variant];
     j.bl.kc = h.kc;
-    j.packed = (const float *)((const char *)packed + PACKED_HEADER);
+    j.packed = (const char *)packed + PACKED_HEADER;
     j.npad = h.npad;
     gemm_launch(&j, k);
     return CAIRN_OK;

@@ -144,4 +144,37 @@ void gemm_f32_batched(const kctx_t *k, int transA, int transB, int64_t M, int64_
 /* Name of the variant gemm_f32 uses (after dispatch), e.g. "avx512_14x32". */
 const char *gemm_f32_variant_name(void);
 
+/* ============================ bf16 and int8 GEMM ============================
+ *
+ * gemm_bf16: C (f32) = alpha * op(A) * op(B) + beta * C with A, B bf16 (raw
+ * uint16_t bits), products accumulated in f32 (vdpbf16ps on AVX512_BF16,
+ * else converted to f32 while packing and run by the f32 micro-kernel).
+ * Same contract as gemm_f32 (row-major, any leading dimensions, beta == 0
+ * never reads C); gemm_bf16_ex adds the fused epilogue.
+ *
+ * gemm_u8s8s32: C (s32) = op(A) * op(B) (+ C when accumulate), A unsigned
+ * 8-bit, B signed 8-bit, exact in 32-bit integers (vpdpbusd on
+ * AVX512_VNNI, else both widened to 16 bits and multiplied pairwise).
+ * Sums that do not fit 32 bits wrap.
+ *
+ * Both dispatch by table like gemm_f32 (CAIRN_ISA caps, CAIRN_VERBOSE=1
+ * reports the choice). */
+void gemm_bf16(const kctx_t *k, int transA, int transB, int64_t M, int64_t N, int64_t K,
+               float alpha, const uint16_t *A, int64_t lda, const uint16_t *B, int64_t ldb,
+               float beta, float *C, int64_t ldc);
+void gemm_bf16_ex(const kctx_t *k, int transA, int transB, int64_t M, int64_t N, int64_t K,
+                  float alpha, const uint16_t *A, int64_t lda, const uint16_t *B, int64_t ldb,
+                  float beta, float *C, int64_t ldc, const gemm_epilogue_t *epi);
+void gemm_u8s8s32(const kctx_t *k, int transA, int transB, int64_t M, int64_t N, int64_t K,
+                  const uint8_t *A, int64_t lda, const int8_t *B, int64_t ldb, int32_t *C,
+                  int64_t ldc, int accumulate);
+const char *gemm_bf16_variant_name(void);
+const char *gemm_s8_variant_name(void);
+
+/* f32 <-> bf16 arrays, round to nearest even, NaN stays (quiet) NaN,
+ * subnormals kept: the same results as base_f32_to_bf16 / base_bf16_to_f32,
+ * with AVX-512 (vcvtne2ps2bf16 on AVX512_BF16) where the CPU has it. */
+void gemm_cvt_f32_to_bf16(const float *src, uint16_t *dst, size_t n);
+void gemm_cvt_bf16_to_f32(const uint16_t *src, float *dst, size_t n);
+
 #endif

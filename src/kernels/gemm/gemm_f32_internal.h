@@ -83,6 +83,57 @@ typedef struct gemm_blocking {
     int64_t kc, mc, nc;
 } gemm_blocking_t;
 void gemm_f32_blocking(const gemm_f32_variant_t *v, gemm_blocking_t *b);
+/* The same for any packed element size esz (bytes): KC stays a multiple of 16. */
+void gemm_blocking_for(int mr, int nr, int esz, gemm_blocking_t *b);
+
+/* ---- the packed path for every element type ----
+ *
+ * The driver's loops (gemm.c) see a kernel only through this description:
+ * packers that write op(A) / op(B) blocks into panels, and a micro-kernel
+ * over packed panels. f32 variants are wrapped into one (gemm_kern_from_f32);
+ * bf16 and int8 (lowp.c) fill their own. Panels hold K in groups of kg
+ * consecutive values (1 for f32, 2 for bf16 dot / s16 pairs, 4 for VNNI): an
+ * A panel stores element (r, k) at [(k/kg)*mr*kg + r*kg + k%kg], a B panel
+ * (k, c) at [(k/kg)*nr*kg + c*kg + k%kg], each element esz bytes, the depth
+ * padded with zeros to a whole group (kcp = kc rounded up to kg) and rows /
+ * columns past the block zero. A panel takes kcp*mr*esz bytes.
+ * The micro-kernel gets the true kc and the usual tile contract (alpha,
+ * beta == 0 never reads C, epilogue e on the last K slice); C elements are
+ * csz bytes. */
+typedef struct gemm_kern gemm_kern_t;
+struct gemm_kern {
+    const char *name;
+    cairn_isa_t isa;
+    int mr, nr, kg, esz, csz;
+    int srcsz; /* bytes of one element of A and of B as the caller passes them */
+    const void *ctx; /* for the functions: the f32 variant the wrapped rows use */
+    void (*pack_a)(const gemm_kern_t *kn, int transA, const void *A, int64_t lda, int64_t i0,
+                   int64_t p0, int64_t mc, int64_t kc, void *dst);
+    void (*pack_b)(const gemm_kern_t *kn, int transB, const void *B, int64_t ldb, int64_t p0,
+                   int64_t j0, int64_t kc, int64_t nc, void *dst);
+    void (*uk)(const gemm_kern_t *kn, int64_t kc, const void *A, const void *B, void *C,
+               int64_t ldc, int m, int n, float alpha, float beta, const gemm_tile_epi_t *e);
+    /* unpacked, allocation-free computation of an m x n block (used only
+     * when the packing workspace cannot be allocated); no epilogue */
+    void (*fallback)(int transA, int transB, int64_t m, int64_t n, int64_t K, float alpha,
+                     const void *A, int64_t lda, const void *B, int64_t ldb, float beta, void *C,
+                     int64_t ldc);
+};
+
+/* The f32 variant v as a packed-path kernel (its packers and micro-kernel). */
+void gemm_kern_from_f32(const gemm_f32_variant_t *v, gemm_kern_t *kn);
+/* C = alpha op(A) op(B) + beta C through the packed path of kn, with the f32
+ * driver's blocking, threading and epilogue (epi only for f32 C). */
+void gemm_kern_run(const gemm_kern_t *kn, const kctx_t *k, int transA, int transB, int64_t M,
+                   int64_t N, int64_t K, float alpha, const void *A, int64_t lda, const void *B,
+                   int64_t ldb, float beta, void *C, int64_t ldc, const gemm_epilogue_t *epi);
+
+/* Table rows (name, ISA) of any kind: the index of the first row usable at
+ * the CPU's level capped by cap; with report (CAIRN_VERBOSE) prints the
+ * choice for `what` and why better rows were passed over. */
+int gemm_table_pick(const char *what, int n, const char *const *names, const cairn_isa_t *isas,
+                    cairn_isa_t cap, int report);
+int gemm_verbose(void);
 
 /* Packers. pack_a: mc x kc block of op(A) starting at (i0, p0) into MR-row
  * panels (panel q at dst + q*kc*MR, element (r,k) at [k*MR + r]), rows
@@ -116,5 +167,31 @@ void gemm_f32_smallm_avx512(int m, int64_t n, int64_t K, float alpha, const floa
 void gemm_f32_ukernel_14x32_avx512(int64_t kc, const float *A, int64_t rs_a, int64_t cs_a,
                                    const float *B, int64_t ldb, float *C, int64_t ldc, int m,
                                    int n, float alpha, float beta, const gemm_tile_epi_t *e);
+
+/* ---- bf16 and int8 (lowp.c) ---- */
+
+/* The bf16 / int8 kernel the dispatch picks at or below cap (the CPU's best
+ * when CAIRN_ISA_AUTO), ignoring the environment, as the tests want; and the
+ * one chosen once for this process (CAIRN_ISA caps it). */
+void gemm_bf16_kern_for(cairn_isa_t cap, gemm_kern_t *kn);
+void gemm_s8_kern_for(cairn_isa_t cap, gemm_kern_t *kn);
+const gemm_kern_t *gemm_bf16_select(void);
+const gemm_kern_t *gemm_s8_select(void);
+/* The conversions with the path for ISA level `cap` (tests run each). */
+void gemm_cvt_f32_to_bf16_isa(cairn_isa_t cap, const float *src, uint16_t *dst, size_t n);
+void gemm_cvt_bf16_to_f32_isa(cairn_isa_t cap, const uint16_t *src, float *dst, size_t n);
+
+/* Micro-kernels over the lowp panels (gemm_kern_t.uk). bf16: kg 2, bf16
+ * pairs, f32 C. s8 vnni: kg 4, u8 / s8 quads; s16: kg 2, 16-bit pairs of
+ * the widened u8 / s8; both s32 C, beta != 0 meaning accumulate. */
+#define GEMM_LOWP_UK(name)                                                                        \
+    void name(const gemm_kern_t *kn, int64_t kc, const void *A, const void *B, void *C,          \
+              int64_t ldc, int m, int n, float alpha, float beta, const gemm_tile_epi_t *e)
+GEMM_LOWP_UK(gemm_bf16_ukernel_14x32_avx512bf16);
+GEMM_LOWP_UK(gemm_s8_ukernel_14x32_avx512vnni);
+GEMM_LOWP_UK(gemm_s8_ukernel_14x32_avx512_s16);
+GEMM_LOWP_UK(gemm_s8_ukernel_6x16_avx2_s16);
+void gemm_cvt_f32_to_bf16_avx512(const float *src, uint16_t *dst, size_t n, int native);
+void gemm_cvt_bf16_to_f32_avx512(const uint16_t *src, float *dst, size_t n);
 
 #endif

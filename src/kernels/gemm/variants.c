@@ -22,23 +22,52 @@ const gemm_f32_variant_t gemm_f32_variants[] = {
 };
 const int gemm_f32_n_variants = (int)(sizeof gemm_f32_variants / sizeof gemm_f32_variants[0]);
 
-static int variant_usable(const gemm_f32_variant_t *v, cairn_isa_t level)
+int gemm_verbose(void)
 {
-#if !defined(__x86_64__)
-    if (v->isa != CAIRN_ISA_REF)
-        return 0;
+    const char *verbose = getenv("CAIRN_VERBOSE");
+    return verbose && verbose[0] && verbose[0] != '0';
+}
+
+int gemm_table_pick(const char *what, int n, const char *const *names, const cairn_isa_t *isas,
+                    cairn_isa_t cap, int report)
+{
+    const base_cpu_t *cpu = base_cpu();
+    cairn_isa_t level = cap != CAIRN_ISA_AUTO && cap < cpu->best_isa ? cap : cpu->best_isa;
+    int i = 0;
+    for (; i < n - 1; i++) {
+#if defined(__x86_64__)
+        if (isas[i] <= level)
+            break;
+#else
+        if (isas[i] == CAIRN_ISA_REF)
+            break;
 #endif
-    return v->isa <= level;
+        if (report)
+            fprintf(stderr, "cairn: gemm %s: skipping %s: needs ISA %s, %s\n", what, names[i],
+                    cairn_isa_name(isas[i]),
+                    isas[i] > cpu->best_isa ? "which this CPU does not have"
+                                            : "above the cap (CAIRN_ISA)");
+    }
+    if (report)
+        fprintf(stderr, "cairn: gemm %s: using %s (ISA %s)\n", what, names[i],
+                cairn_isa_name(isas[i]));
+    return i;
+}
+
+static int f32_pick(cairn_isa_t cap, int report)
+{
+    const char *names[8];
+    cairn_isa_t isas[8];
+    for (int i = 0; i < gemm_f32_n_variants; i++) {
+        names[i] = gemm_f32_variants[i].name;
+        isas[i] = gemm_f32_variants[i].isa;
+    }
+    return gemm_table_pick("f32", gemm_f32_n_variants, names, isas, cap, report);
 }
 
 const gemm_f32_variant_t *gemm_f32_variant_for(cairn_isa_t cap)
 {
-    cairn_isa_t best = base_cpu()->best_isa;
-    cairn_isa_t level = cap != CAIRN_ISA_AUTO && cap < best ? cap : best;
-    for (int i = 0; i < gemm_f32_n_variants; i++)
-        if (variant_usable(&gemm_f32_variants[i], level))
-            return &gemm_f32_variants[i];
-    return &gemm_f32_variants[gemm_f32_n_variants - 1];
+    return &gemm_f32_variants[f32_pick(cap, 0)];
 }
 
 static _Atomic(const gemm_f32_variant_t *) g_chosen;
@@ -48,24 +77,12 @@ const gemm_f32_variant_t *gemm_f32_select(void)
     const gemm_f32_variant_t *v = atomic_load_explicit(&g_chosen, memory_order_acquire);
     if (v)
         return v;
-    cairn_isa_t level = base_isa_select(CAIRN_ISA_AUTO);
-    v = gemm_f32_variant_for(level);
-    const char *verbose = getenv("CAIRN_VERBOSE");
     const gemm_f32_variant_t *expected = NULL;
+    v = gemm_f32_variant_for(base_isa_select(CAIRN_ISA_AUTO));
     /* only the thread that installs the choice reports it */
     if (atomic_compare_exchange_strong(&g_chosen, &expected, v)) {
-        if (verbose && verbose[0] && verbose[0] != '0') {
-            const base_cpu_t *cpu = base_cpu();
-            for (int i = 0; i < gemm_f32_n_variants && &gemm_f32_variants[i] != v; i++) {
-                const gemm_f32_variant_t *r = &gemm_f32_variants[i];
-                fprintf(stderr, "cairn: gemm f32: skipping %s: needs ISA %s, %s\n", r->name,
-                        cairn_isa_name(r->isa),
-                        r->isa > cpu->best_isa ? "which this CPU does not have"
-                                               : "above the cap (CAIRN_ISA)");
-            }
-            fprintf(stderr, "cairn: gemm f32: using %s (MR=%d, NR=%d, ISA %s)\n", v->name, v->mr,
-                    v->nr, cairn_isa_name(v->isa));
-        }
+        if (gemm_verbose())
+            f32_pick(base_isa_select(CAIRN_ISA_AUTO), 1);
         return v;
     }
     return expected;

@@ -7,6 +7,8 @@
  * Compiled with -mavx2 -mfma -mf16c; only called when the CPU has them.
  */
 #include "kernels/gemm/gemm_f32_internal.h"
+
+#include <string.h>
 #include "kernels/gemm/smallm_generic.h"
 
 #if defined(__x86_64__) && defined(__AVX2__) && defined(__FMA__)
@@ -226,6 +228,42 @@ void gemm_f32_smallm_avx2(int m, int64_t n, int64_t K, float alpha, const float 
     smallm_generic(m, n, K, alpha, A, rs_a, cs_a, B, ldb, beta, C, ldc);
 }
 
+/* int8 on 16-bit pairs (lowp.c, gemm_kern_t): a 6 x 16 s32 tile, each k
+ * pair one vpmaddwd per accumulator (u8 and s8 were widened when packed, so
+ * every product and pair sum is exact). beta != 0 adds C. */
+GEMM_LOWP_UK(gemm_s8_ukernel_6x16_avx2_s16)
+{
+    (void)kn, (void)alpha, (void)e;
+    enum { SMR = 6, SNR = 16 };
+    const int16_t *a = A, *b = B;
+    __m256i acc[SMR][2];
+    for (int r = 0; r < SMR; r++)
+        acc[r][0] = acc[r][1] = _mm256_setzero_si256();
+    for (int64_t g = 0; g < (kc + 1) / 2; g++) {
+        __m256i b0 = _mm256_load_si256((const __m256i *)b);
+        __m256i b1 = _mm256_load_si256((const __m256i *)(b + 16));
+        for (int r = 0; r < SMR; r++) {
+            int32_t x;
+            memcpy(&x, a + 2 * r, 4);
+            __m256i av = _mm256_set1_epi32(x);
+            acc[r][0] = _mm256_add_epi32(acc[r][0], _mm256_madd_epi16(av, b0));
+            acc[r][1] = _mm256_add_epi32(acc[r][1], _mm256_madd_epi16(av, b1));
+        }
+        a += 2 * SMR;
+        b += 2 * SNR;
+    }
+    int32_t t[SMR][SNR];
+    for (int r = 0; r < SMR; r++) {
+        _mm256_storeu_si256((__m256i *)t[r], acc[r][0]);
+        _mm256_storeu_si256((__m256i *)(t[r] + 8), acc[r][1]);
+    }
+    int32_t *c = C;
+    for (int r = 0; r < m; r++)
+        for (int j = 0; j < n; j++)
+            c[r * ldc + j] = (int32_t)((beta != 0.0f ? (uint32_t)c[r * ldc + j] : 0u) +
+                                       (uint32_t)t[r][j]);
+}
+
 #else
 void gemm_f32_smallm_avx2(int m, int64_t n, int64_t K, float alpha, const float *A, int64_t rs_a,
                           int64_t cs_a, const float *B, int64_t ldb, float beta, float *C,
@@ -240,5 +278,10 @@ void gemm_f32_ukernel_6x16_avx2(int64_t kc, const float *A, int64_t rs_a, int64_
 {
     (void)kc, (void)A, (void)rs_a, (void)cs_a, (void)B, (void)ldb, (void)C, (void)ldc, (void)m;
     (void)n, (void)alpha, (void)beta, (void)e;
+}
+GEMM_LOWP_UK(gemm_s8_ukernel_6x16_avx2_s16)
+{
+    (void)kn, (void)kc, (void)A, (void)B, (void)C, (void)ldc, (void)m, (void)n, (void)alpha;
+    (void)beta, (void)e;
 }
 #endif

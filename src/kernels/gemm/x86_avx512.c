@@ -11,6 +11,10 @@
  */
 #include "kernels/gemm/gemm_f32_internal.h"
 
+#include "base/dtype.h"
+
+#include <string.h>
+
 #if defined(__x86_64__) && defined(__AVX512F__)
 #include <immintrin.h>
 
@@ -128,6 +132,14 @@ ALWAYS_INLINE __mmask16 lanes(int w)
     return w >= 16 ? (__mmask16)0xFFFF : w <= 0 ? (__mmask16)0 : (__mmask16)((1u << w) - 1u);
 }
 
+/* the lines of an m-row C tile of NR elements of esz bytes, into L1 */
+ALWAYS_INLINE void prefetch_c(const void *C, int64_t ldc, int m, int esz)
+{
+    for (int r = 0; r < m; r++)
+        for (int v = 0; v < NV; v++)
+            _mm_prefetch((const char *)C + (r * ldc + 16 * v) * esz, _MM_HINT_T0);
+}
+
 /* Final store of the accumulators: alpha, beta, epilogue, masks. */
 ALWAYS_INLINE void store_tile(__m512 acc[MR][NV], int rows, float *C, int64_t ldc, int m, int n,
                               float alpha, float beta, const gemm_tile_epi_t *e)
@@ -175,9 +187,7 @@ static void kernel_packed(int64_t kc, const float *A, const float *B, float *C, 
     int64_t kpf = kc > 24 ? kc - 24 : 0;
     for (int64_t k = 0; k < kc; k++) {
         if (k == kpf)
-            for (int r = 0; r < m; r++)
-                for (int v = 0; v < NV; v++)
-                    _mm_prefetch((const char *)(C + r * ldc + 16 * v), _MM_HINT_T0);
+            prefetch_c(C, ldc, m, 4);
         __m512 b[NV];
 #pragma GCC unroll 4
         for (int v = 0; v < NV; v++)
@@ -391,6 +401,166 @@ void gemm_f32_smallm_avx512(int m, int64_t n, int64_t K, float alpha, const floa
     }
 }
 
+/* ---- bf16 and int8 (lowp.c) ----
+ *
+ * The same 14 x 32 register tile over grouped-K panels (gemm_kern_t): one
+ * k group is 2 zmm of B and 14 32-bit broadcasts of A, each broadcast one
+ * row's group (a bf16 pair, a u8 quad, an s16 pair). The bf16 kernel keeps
+ * f32 accumulators and shares store_tile (alpha, beta, epilogue) with f32.
+ * The int8 kernels' C is s32: beta != 0 adds C, nothing else. */
+
+#define LOWP_TARGET_BF16 __attribute__((target("avx512bf16")))
+#define LOWP_TARGET_VNNI __attribute__((target("avx512vnni")))
+
+ALWAYS_INLINE __m512i bcast32(const void *p)
+{
+    int32_t x;
+    memcpy(&x, p, 4);
+    return _mm512_set1_epi32(x);
+}
+
+LOWP_TARGET_BF16 GEMM_LOWP_UK(gemm_bf16_ukernel_14x32_avx512bf16)
+{
+    (void)kn;
+    const uint16_t *a = A, *b = B;
+    __m512 acc[MR][NV];
+#pragma GCC unroll 16
+    for (int r = 0; r < MR; r++)
+#pragma GCC unroll 4
+        for (int v = 0; v < NV; v++)
+            acc[r][v] = _mm512_setzero_ps();
+    int64_t ng = (kc + 1) / 2, kpf = ng > 12 ? ng - 12 : 0;
+    float *cf = C;
+    for (int64_t g = 0; g < ng; g++) {
+        if (g == kpf)
+            prefetch_c(cf, ldc, m, 4);
+        __m512bh bv[NV];
+#pragma GCC unroll 4
+        for (int v = 0; v < NV; v++)
+            bv[v] = (__m512bh)_mm512_load_si512(b + 32 * v);
+#pragma GCC unroll 16
+        for (int r = 0; r < MR; r++) {
+            __m512bh av = (__m512bh)bcast32(a + 2 * r);
+#pragma GCC unroll 4
+            for (int v = 0; v < NV; v++)
+                acc[r][v] = _mm512_dpbf16_ps(acc[r][v], av, bv[v]);
+        }
+        a += 2 * MR;
+        b += 2 * NR;
+    }
+    store_tile(acc, MR, cf, ldc, m, n, alpha, beta, e);
+}
+
+ALWAYS_INLINE void store_tile_s32(__m512i acc[MR][NV], int32_t *C, int64_t ldc, int m, int n,
+                                  int add)
+{
+    __mmask16 mk[NV];
+    for (int v = 0; v < NV; v++)
+        mk[v] = lanes(n - 16 * v);
+#pragma GCC unroll 16
+    for (int r = 0; r < MR; r++) {
+        if (r < m) {
+            int32_t *cp = C + r * ldc;
+#pragma GCC unroll 4
+            for (int v = 0; v < NV; v++) {
+                __m512i x = acc[r][v];
+                if (add)
+                    x = _mm512_add_epi32(x, _mm512_maskz_loadu_epi32(mk[v], cp + 16 * v));
+                _mm512_mask_storeu_epi32(cp + 16 * v, mk[v], x);
+            }
+        }
+    }
+}
+
+/* The int8 tile over groups of G elements of ES bytes; STEP(acc, a, b)
+ * accumulates one group (a macro, so each kernel is compiled only with the
+ * instructions of its own target). */
+#define S8_TILE(G, ES, STEP)                                                                      \
+    do {                                                                                          \
+        const char *a = A, *b = B;                                                                \
+        int32_t *c = C;                                                                           \
+        __m512i acc[MR][NV];                                                                      \
+        _Pragma("GCC unroll 16") for (int r = 0; r < MR; r++)                                     \
+            _Pragma("GCC unroll 4") for (int v = 0; v < NV; v++) acc[r][v] =                      \
+                _mm512_setzero_si512();                                                           \
+        int64_t ng = (kc + G - 1) / G, kpf = ng > 12 ? ng - 12 : 0;                               \
+        for (int64_t g = 0; g < ng; g++) {                                                        \
+            if (g == kpf)                                                                         \
+                prefetch_c(c, ldc, m, 4);                                                         \
+            __m512i bv[NV];                                                                       \
+            _Pragma("GCC unroll 4") for (int v = 0; v < NV; v++) bv[v] =                          \
+                _mm512_load_si512(b + 64 * v);                                                    \
+            _Pragma("GCC unroll 16") for (int r = 0; r < MR; r++)                                 \
+            {                                                                                     \
+                __m512i av = bcast32(a + 4 * r);                                                  \
+                _Pragma("GCC unroll 4") for (int v = 0; v < NV; v++) acc[r][v] =                  \
+                    STEP(acc[r][v], av, bv[v]);                                                   \
+            }                                                                                     \
+            a += G * ES * MR;                                                                     \
+            b += G * ES * NR;                                                                     \
+        }                                                                                         \
+        store_tile_s32(acc, c, ldc, m, n, beta != 0.0f);                                          \
+    } while (0)
+
+#define STEP_VNNI(s, x, y) _mm512_dpbusd_epi32(s, x, y)
+#define STEP_S16(s, x, y) _mm512_add_epi32(s, _mm512_madd_epi16(x, y))
+
+LOWP_TARGET_VNNI GEMM_LOWP_UK(gemm_s8_ukernel_14x32_avx512vnni)
+{
+    (void)kn, (void)alpha, (void)e;
+    S8_TILE(4, 1, STEP_VNNI);
+}
+
+GEMM_LOWP_UK(gemm_s8_ukernel_14x32_avx512_s16)
+{
+    (void)kn, (void)alpha, (void)e;
+    S8_TILE(2, 2, STEP_S16);
+}
+
+/* f32 -> bf16, 16 lanes, in integers: round to nearest even, NaN quieted */
+ALWAYS_INLINE __m256i f32_to_bf16_int(__m512 x)
+{
+    __m512i u = _mm512_castps_si512(x);
+    __m512i lsb = _mm512_and_si512(_mm512_srli_epi32(u, 16), _mm512_set1_epi32(1));
+    __m512i r = _mm512_srli_epi32(
+        _mm512_add_epi32(_mm512_add_epi32(u, _mm512_set1_epi32(0x7fff)), lsb), 16);
+    __mmask16 nan = _mm512_cmpgt_epu32_mask(_mm512_and_si512(u, _mm512_set1_epi32(0x7fffffff)),
+                                            _mm512_set1_epi32(0x7f800000));
+    r = _mm512_mask_or_epi32(r, nan, _mm512_srli_epi32(u, 16), _mm512_set1_epi32(0x40));
+    return _mm512_cvtepi32_epi16(r);
+}
+
+/* vcvtne2ps2bf16 rounds like the integer form but flushes subnormal inputs
+ * to zero, so a vector holding one takes the integer form. */
+LOWP_TARGET_BF16 static __m256i f32_to_bf16_native(__m512 x)
+{
+    __mmask16 sub = _mm512_test_epi32_mask(_mm512_castps_si512(x), _mm512_set1_epi32(0x7fffffff)) &
+                    ~_mm512_test_epi32_mask(_mm512_castps_si512(x), _mm512_set1_epi32(0x7f800000));
+    if (sub)
+        return f32_to_bf16_int(x);
+    return (__m256i)_mm512_cvtneps_pbh(x);
+}
+
+void gemm_cvt_f32_to_bf16_avx512(const float *src, uint16_t *dst, size_t n, int native)
+{
+    size_t i = 0;
+    for (; i < n; i += 16) {
+        __mmask16 mk = lanes(n - i < 16 ? (int)(n - i) : 16);
+        __m512 x = _mm512_maskz_loadu_ps(mk, src + i);
+        __m256i y = native ? f32_to_bf16_native(x) : f32_to_bf16_int(x);
+        _mm256_mask_storeu_epi16(dst + i, mk, y);
+    }
+}
+
+void gemm_cvt_bf16_to_f32_avx512(const uint16_t *src, float *dst, size_t n)
+{
+    for (size_t i = 0; i < n; i += 16) {
+        __mmask16 mk = lanes(n - i < 16 ? (int)(n - i) : 16);
+        __m512i h = _mm512_cvtepu16_epi32(_mm256_maskz_loadu_epi16(mk, src + i));
+        _mm512_mask_storeu_ps(dst + i, mk, _mm512_castsi512_ps(_mm512_slli_epi32(h, 16)));
+    }
+}
+
 #else
 /* Not an AVX-512 build: the table never selects this variant. */
 void gemm_f32_ukernel_14x32_avx512(int64_t kc, const float *A, int64_t rs_a, int64_t cs_a,
@@ -416,5 +586,25 @@ void gemm_f32_smallm_avx512(int m, int64_t n, int64_t K, float alpha, const floa
 {
     (void)m, (void)n, (void)K, (void)alpha, (void)A, (void)rs_a, (void)cs_a, (void)B, (void)ldb;
     (void)beta, (void)C, (void)ldc;
+}
+#define LOWP_STUB(name)                                                                           \
+    GEMM_LOWP_UK(name)                                                                            \
+    {                                                                                             \
+        (void)kn, (void)kc, (void)A, (void)B, (void)C, (void)ldc, (void)m, (void)n, (void)alpha;  \
+        (void)beta, (void)e;                                                                      \
+    }
+LOWP_STUB(gemm_bf16_ukernel_14x32_avx512bf16)
+LOWP_STUB(gemm_s8_ukernel_14x32_avx512vnni)
+LOWP_STUB(gemm_s8_ukernel_14x32_avx512_s16)
+void gemm_cvt_f32_to_bf16_avx512(const float *src, uint16_t *dst, size_t n, int native)
+{
+    (void)native;
+    for (size_t i = 0; i < n; i++)
+        dst[i] = base_f32_to_bf16(src[i]);
+}
+void gemm_cvt_bf16_to_f32_avx512(const uint16_t *src, float *dst, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        dst[i] = base_bf16_to_f32(src[i]);
 }
 #endif

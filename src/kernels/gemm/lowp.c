@@ -1,0 +1,391 @@
+/*
+ * bf16 and int8 GEMM: the variant tables, the portable packers into the
+ * grouped-K panels of gemm_kern_t (gemm_f32_internal.h), the reference
+ * int8 micro-kernel, the public entry points and the f32 <-> bf16 array
+ * conversions. The loops, blocking, threading and epilogue are the f32
+ * driver's (gemm_kern_run in gemm.c); only packers and micro-kernels differ.
+ *
+ * bf16 rows: vdpbf16ps on bf16 pairs (AVX512_BF16), else the f32 variant of
+ * the same ISA with packers that convert bf16 to f32 (exact: bf16 is the top
+ * half of an f32). int8 rows: vpdpbusd on u8/s8 quads (AVX512_VNNI), else
+ * u8 and s8 widened to 16 bits in the packers and multiplied pairwise into
+ * 32 bits (vpmaddwd on AVX-512BW / AVX2, plain C for the reference): every
+ * product and pair sum is exact, so all rows give identical results.
+ */
+#include "kernels/gemm/gemm_f32_internal.h"
+
+#include "base/cpu.h"
+#include "base/dtype.h"
+
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- packers ----
+ *
+ * One template for both operands: a block of `nl` lanes (rows of op(A) or
+ * columns of op(B)) by kc values of K, lane l at src + l*ls, k at + k*ks,
+ * into w-lane panels of G-groups (see gemm_kern_t). CONV widens or converts
+ * one element. */
+#define DEFINE_PACK(NAME, ST, DT, G, CONV)                                                       \
+    static void NAME(const ST *src, int64_t ls, int64_t ks, int64_t nl, int64_t kc, int w,      \
+                     DT *restrict dst)                                                           \
+    {                                                                                            \
+        int64_t kcp = (kc + G - 1) / G * G;                                                      \
+        for (int64_t q = 0; q < nl; q += w) {                                                    \
+            int lanes = (int)(nl - q < w ? nl - q : w);                                          \
+            DT *d = dst + q * kcp;                                                               \
+            const ST *s = src + q * ls;                                                          \
+            for (int64_t k0 = 0; k0 < kcp; k0 += G) {                                            \
+                DT *dk = d + k0 * w;                                                             \
+                for (int g = 0; g < G; g++) {                                                    \
+                    int64_t k = k0 + g;                                                          \
+                    int l = 0;                                                                   \
+                    if (k < kc) {                                                                \
+                        const ST *sk = s + k * ks;                                               \
+                        if (ls == 1)                                                             \
+                            for (; l < lanes; l++)                                               \
+                                dk[l * G + g] = CONV(sk[l]);                                     \
+                        else                                                                     \
+                            for (; l < lanes; l++)                                               \
+                                dk[l * G + g] = CONV(sk[l * ls]);                                \
+                    }                                                                            \
+                    for (; l < w; l++)                                                           \
+                        dk[l * G + g] = 0;                                                       \
+                }                                                                                \
+            }                                                                                    \
+        }                                                                                        \
+    }
+
+static inline float bf16_bits_to_f32(uint16_t h) { return base_bf16_to_f32(h); }
+#define SAME(x) (x)
+#define WIDEN(x) ((int16_t)(x))
+
+DEFINE_PACK(pack_bf16_pairs, uint16_t, uint16_t, 2, SAME)
+DEFINE_PACK(pack_bf16_as_f32, uint16_t, float, 1, bf16_bits_to_f32)
+DEFINE_PACK(pack_u8_quads, uint8_t, uint8_t, 4, SAME)
+DEFINE_PACK(pack_s8_quads, int8_t, int8_t, 4, SAME)
+DEFINE_PACK(pack_u8_s16_pairs, uint8_t, int16_t, 2, WIDEN)
+DEFINE_PACK(pack_s8_s16_pairs, int8_t, int16_t, 2, WIDEN)
+
+/* Rows of op(A) whose K runs are contiguous (op(A) = A) when a group is 4
+ * bytes and kc a whole number of groups: each group is one 32-bit copy, so
+ * the panels are a transpose of 32-bit units. ng groups per row. */
+static void pack_rows32(const char *src, int64_t ld_bytes, int64_t nl, int64_t ng, int w,
+                        char *restrict dst)
+{
+    for (int64_t q = 0; q < nl; q += w) {
+        int lanes = (int)(nl - q < w ? nl - q : w);
+        char *dq = dst + q * ng * 4;
+        for (int l = 0; l < w; l++) {
+            const char *sl = src + (q + l) * ld_bytes;
+            for (int64_t g = 0; g < ng; g++) {
+                if (l < lanes)
+                    memcpy(dq + (g * w + l) * 4, sl + g * 4, 4);
+                else
+                    memset(dq + (g * w + l) * 4, 0, 4);
+            }
+        }
+    }
+}
+
+/* lane / k strides and origin of op(A) rows [i0, ..) from K index p0 */
+#define A_GEOM(ta, lda, i0, p0, ls, ks, off)                                                     \
+    int64_t ls = (ta) ? 1 : (lda), ks = (ta) ? (lda) : 1, off = (i0)*ls + (p0)*ks
+/* the same for op(B) columns [j0, ..) */
+#define B_GEOM(tb, ldb, p0, j0, ls, ks, off)                                                     \
+    int64_t ls = (tb) ? (ldb) : 1, ks = (tb) ? 1 : (ldb), off = (j0)*ls + (p0)*ks
+
+static void bf16_pack_a(const gemm_kern_t *kn, int ta, const void *A, int64_t lda, int64_t i0,
+                        int64_t p0, int64_t mc, int64_t kc, void *dst)
+{
+    A_GEOM(ta, lda, i0, p0, ls, ks, off);
+    if (!ta && kc % 2 == 0)
+        pack_rows32((const char *)((const uint16_t *)A + off), lda * 2, mc, kc / 2, kn->mr, dst);
+    else
+        pack_bf16_pairs((const uint16_t *)A + off, ls, ks, mc, kc, kn->mr, dst);
+}
+
+static void bf16_pack_b(const gemm_kern_t *kn, int tb, const void *B, int64_t ldb, int64_t p0,
+                        int64_t j0, int64_t kc, int64_t nc, void *dst)
+{
+    B_GEOM(tb, ldb, p0, j0, ls, ks, off);
+    pack_bf16_pairs((const uint16_t *)B + off, ls, ks, nc, kc, kn->nr, dst);
+}
+
+static void cvt_pack_a(const gemm_kern_t *kn, int ta, const void *A, int64_t lda, int64_t i0,
+                       int64_t p0, int64_t mc, int64_t kc, void *dst)
+{
+    A_GEOM(ta, lda, i0, p0, ls, ks, off);
+    pack_bf16_as_f32((const uint16_t *)A + off, ls, ks, mc, kc, kn->mr, dst);
+}
+
+static void cvt_pack_b(const gemm_kern_t *kn, int tb, const void *B, int64_t ldb, int64_t p0,
+                       int64_t j0, int64_t kc, int64_t nc, void *dst)
+{
+    B_GEOM(tb, ldb, p0, j0, ls, ks, off);
+    pack_bf16_as_f32((const uint16_t *)B + off, ls, ks, nc, kc, kn->nr, dst);
+}
+
+/* the f32 micro-kernel of the wrapped variant on converted panels */
+static void cvt_uk(const gemm_kern_t *kn, int64_t kc, const void *A, const void *B, void *C,
+                   int64_t ldc, int m, int n, float alpha, float beta, const gemm_tile_epi_t *e)
+{
+    const gemm_f32_variant_t *v = kn->ctx;
+    v->uk(kc, A, 0, v->mr, B, v->nr, C, ldc, m, n, alpha, beta, e);
+}
+
+static void s8_vnni_pack_a(const gemm_kern_t *kn, int ta, const void *A, int64_t lda, int64_t i0,
+                           int64_t p0, int64_t mc, int64_t kc, void *dst)
+{
+    A_GEOM(ta, lda, i0, p0, ls, ks, off);
+    if (!ta && kc % 4 == 0)
+        pack_rows32((const char *)A + off, lda, mc, kc / 4, kn->mr, dst);
+    else
+        pack_u8_quads((const uint8_t *)A + off, ls, ks, mc, kc, kn->mr, dst);
+}
+
+static void s8_vnni_pack_b(const gemm_kern_t *kn, int tb, const void *B, int64_t ldb, int64_t p0,
+                           int64_t j0, int64_t kc, int64_t nc, void *dst)
+{
+    B_GEOM(tb, ldb, p0, j0, ls, ks, off);
+    pack_s8_quads((const int8_t *)B + off, ls, ks, nc, kc, kn->nr, dst);
+}
+
+static void s16_pack_a(const gemm_kern_t *kn, int ta, const void *A, int64_t lda, int64_t i0,
+                       int64_t p0, int64_t mc, int64_t kc, void *dst)
+{
+    A_GEOM(ta, lda, i0, p0, ls, ks, off);
+    pack_u8_s16_pairs((const uint8_t *)A + off, ls, ks, mc, kc, kn->mr, dst);
+}
+
+static void s16_pack_b(const gemm_kern_t *kn, int tb, const void *B, int64_t ldb, int64_t p0,
+                       int64_t j0, int64_t kc, int64_t nc, void *dst)
+{
+    B_GEOM(tb, ldb, p0, j0, ls, ks, off);
+    pack_s8_s16_pairs((const int8_t *)B + off, ls, ks, nc, kc, kn->nr, dst);
+}
+
+/* ---- reference int8 micro-kernel (4 x 8 on 16-bit pairs) and fallbacks ---- */
+
+#define RMR 4
+#define RNR 8
+
+static void s8_ukernel_ref(const gemm_kern_t *kn, int64_t kc, const void *A, const void *B,
+                           void *C, int64_t ldc, int m, int n, float alpha, float beta,
+                           const gemm_tile_epi_t *e)
+{
+    (void)kn, (void)alpha, (void)e;
+    const int16_t *a = A, *b = B;
+    int32_t acc[RMR][RNR] = {{0}};
+    for (int64_t p = 0; p < (kc + 1) / 2; p++) {
+        for (int r = 0; r < RMR; r++)
+            for (int c = 0; c < RNR; c++)
+                acc[r][c] += (int32_t)a[2 * r] * b[2 * c] + (int32_t)a[2 * r + 1] * b[2 * c + 1];
+        a += 2 * RMR;
+        b += 2 * RNR;
+    }
+    int32_t *cp = C;
+    for (int r = 0; r < m; r++)
+        for (int c = 0; c < n; c++)
+            cp[r * ldc + c] = (beta != 0.0f ? cp[r * ldc + c] : 0) + acc[r][c];
+}
+
+static void bf16_fallback(int ta, int tb, int64_t m, int64_t n, int64_t K, float alpha,
+                          const void *A, int64_t lda, const void *B, int64_t ldb, float beta,
+                          void *C, int64_t ldc)
+{
+    const uint16_t *a = A, *b = B;
+    float *c = C;
+    for (int64_t i = 0; i < m; i++)
+        for (int64_t j = 0; j < n; j++) {
+            float s = 0.0f;
+            for (int64_t p = 0; p < K; p++)
+                s += base_bf16_to_f32(ta ? a[p * lda + i] : a[i * lda + p]) *
+                     base_bf16_to_f32(tb ? b[j * ldb + p] : b[p * ldb + j]);
+            c[i * ldc + j] = alpha * s + (beta != 0.0f ? beta * c[i * ldc + j] : 0.0f);
+        }
+}
+
+static void s8_fallback(int ta, int tb, int64_t m, int64_t n, int64_t K, float alpha,
+                        const void *A, int64_t lda, const void *B, int64_t ldb, float beta,
+                        void *C, int64_t ldc)
+{
+    (void)alpha;
+    const uint8_t *a = A;
+    const int8_t *b = B;
+    int32_t *c = C;
+    for (int64_t i = 0; i < m; i++)
+        for (int64_t j = 0; j < n; j++) {
+            /* unsigned arithmetic: wraps like the kernels, without overflow UB */
+            uint32_t s = beta != 0.0f ? (uint32_t)c[i * ldc + j] : 0u;
+            for (int64_t p = 0; p < K; p++)
+                s += (uint32_t)((int32_t)(ta ? a[p * lda + i] : a[i * lda + p]) *
+                                (tb ? b[j * ldb + p] : b[p * ldb + j]));
+            c[i * ldc + j] = (int32_t)s;
+        }
+}
+
+/* ---- the tables, best first ---- */
+
+static const gemm_kern_t bf16_rows[] = {
+    {"avx512bf16_14x32", CAIRN_ISA_AVX512_BF16_VNNI, 14, 32, 2, 2, 4, 2, NULL, bf16_pack_a,
+     bf16_pack_b, gemm_bf16_ukernel_14x32_avx512bf16, bf16_fallback},
+    /* mr, nr, ctx filled from the f32 variant of the same ISA */
+    {"avx512_14x32_cvt", CAIRN_ISA_AVX512, 0, 0, 1, 4, 4, 2, NULL, cvt_pack_a, cvt_pack_b, cvt_uk,
+     bf16_fallback},
+    {"avx2_6x16_cvt", CAIRN_ISA_AVX2, 0, 0, 1, 4, 4, 2, NULL, cvt_pack_a, cvt_pack_b, cvt_uk,
+     bf16_fallback},
+    {"ref_4x8_cvt", CAIRN_ISA_REF, 0, 0, 1, 4, 4, 2, NULL, cvt_pack_a, cvt_pack_b, cvt_uk,
+     bf16_fallback},
+};
+
+static const gemm_kern_t s8_rows[] = {
+    {"avx512vnni_14x32", CAIRN_ISA_AVX512_BF16_VNNI, 14, 32, 4, 1, 4, 1, NULL, s8_vnni_pack_a,
+     s8_vnni_pack_b, gemm_s8_ukernel_14x32_avx512vnni, s8_fallback},
+    {"avx512_s16_14x32", CAIRN_ISA_AVX512, 14, 32, 2, 2, 4, 1, NULL, s16_pack_a, s16_pack_b,
+     gemm_s8_ukernel_14x32_avx512_s16, s8_fallback},
+    {"avx2_s16_6x16", CAIRN_ISA_AVX2, 6, 16, 2, 2, 4, 1, NULL, s16_pack_a, s16_pack_b,
+     gemm_s8_ukernel_6x16_avx2_s16, s8_fallback},
+    {"ref_s16_4x8", CAIRN_ISA_REF, RMR, RNR, 2, 2, 4, 1, NULL, s16_pack_a, s16_pack_b,
+     s8_ukernel_ref, s8_fallback},
+};
+
+#define NROWS(t) ((int)(sizeof t / sizeof t[0]))
+
+static int pick(const char *what, const gemm_kern_t *rows, int n, cairn_isa_t cap, int report)
+{
+    const char *names[8];
+    cairn_isa_t isas[8];
+    for (int i = 0; i < n; i++) {
+        names[i] = rows[i].name;
+        isas[i] = rows[i].isa;
+    }
+    return gemm_table_pick(what, n, names, isas, cap, report);
+}
+
+static void make(const gemm_kern_t *row, gemm_kern_t *kn)
+{
+    *kn = *row;
+    if (kn->mr == 0) {
+        const gemm_f32_variant_t *v = gemm_f32_variant_for(row->isa);
+        kn->ctx = v;
+        kn->mr = v->mr;
+        kn->nr = v->nr;
+    }
+}
+
+void gemm_bf16_kern_for(cairn_isa_t cap, gemm_kern_t *kn)
+{
+    make(&bf16_rows[pick("bf16", bf16_rows, NROWS(bf16_rows), cap, 0)], kn);
+}
+
+void gemm_s8_kern_for(cairn_isa_t cap, gemm_kern_t *kn)
+{
+    make(&s8_rows[pick("s8", s8_rows, NROWS(s8_rows), cap, 0)], kn);
+}
+
+static gemm_kern_t g_bf16, g_s8;
+static atomic_int g_bf16_state, g_s8_state; /* 0 none, 1 being made, 2 ready */
+
+static const gemm_kern_t *select_once(const char *what, const gemm_kern_t *rows, int n,
+                                      gemm_kern_t *slot, atomic_int *state)
+{
+    if (atomic_load_explicit(state, memory_order_acquire) == 2)
+        return slot;
+    int z = 0;
+    if (atomic_compare_exchange_strong(state, &z, 1)) {
+        make(&rows[pick(what, rows, n, base_isa_select(CAIRN_ISA_AUTO), gemm_verbose())], slot);
+        atomic_store_explicit(state, 2, memory_order_release);
+        return slot;
+    }
+    while (atomic_load_explicit(state, memory_order_acquire) != 2)
+        ; /* another thread is filling it in: a few nanoseconds */
+    return slot;
+}
+
+const gemm_kern_t *gemm_bf16_select(void)
+{
+    return select_once("bf16", bf16_rows, NROWS(bf16_rows), &g_bf16, &g_bf16_state);
+}
+
+const gemm_kern_t *gemm_s8_select(void)
+{
+    return select_once("s8", s8_rows, NROWS(s8_rows), &g_s8, &g_s8_state);
+}
+
+const char *gemm_bf16_variant_name(void) { return gemm_bf16_select()->name; }
+const char *gemm_s8_variant_name(void) { return gemm_s8_select()->name; }
+
+/* ---- entry points ---- */
+
+void gemm_bf16_ex(const kctx_t *k, int transA, int transB, int64_t M, int64_t N, int64_t K,
+                  float alpha, const uint16_t *A, int64_t lda, const uint16_t *B, int64_t ldb,
+                  float beta, float *C, int64_t ldc, const gemm_epilogue_t *epi)
+{
+    gemm_kern_run(gemm_bf16_select(), k, transA, transB, M, N, K, alpha, A, lda, B, ldb, beta, C,
+                  ldc, epi);
+}
+
+void gemm_bf16(const kctx_t *k, int transA, int transB, int64_t M, int64_t N, int64_t K,
+               float alpha, const uint16_t *A, int64_t lda, const uint16_t *B, int64_t ldb,
+               float beta, float *C, int64_t ldc)
+{
+    gemm_bf16_ex(k, transA, transB, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, NULL);
+}
+
+void gemm_u8s8s32(const kctx_t *k, int transA, int transB, int64_t M, int64_t N, int64_t K,
+                  const uint8_t *A, int64_t lda, const int8_t *B, int64_t ldb, int32_t *C,
+                  int64_t ldc, int accumulate)
+{
+    gemm_kern_run(gemm_s8_select(), k, transA, transB, M, N, K, 1.0f, A, lda, B, ldb,
+                  accumulate ? 1.0f : 0.0f, C, ldc, NULL);
+}
+
+/* ---- f32 <-> bf16 arrays ---- */
+
+static cairn_isa_t cvt_level(cairn_isa_t cap)
+{
+    cairn_isa_t best = base_cpu()->best_isa;
+    return cap != CAIRN_ISA_AUTO && cap < best ? cap : best;
+}
+
+void gemm_cvt_f32_to_bf16_isa(cairn_isa_t cap, const float *src, uint16_t *dst, size_t n)
+{
+#if defined(__x86_64__)
+    cairn_isa_t l = cvt_level(cap);
+    if (l >= CAIRN_ISA_AVX512) {
+        gemm_cvt_f32_to_bf16_avx512(src, dst, n, l >= CAIRN_ISA_AVX512_BF16_VNNI);
+        return;
+    }
+#else
+    (void)cap;
+#endif
+    for (size_t i = 0; i < n; i++)
+        dst[i] = base_f32_to_bf16(src[i]);
+}
+
+void gemm_cvt_bf16_to_f32_isa(cairn_isa_t cap, const uint16_t *src, float *dst, size_t n)
+{
+#if defined(__x86_64__)
+    if (cvt_level(cap) >= CAIRN_ISA_AVX512) {
+        gemm_cvt_bf16_to_f32_avx512(src, dst, n);
+        return;
+    }
+#else
+    (void)cap;
+#endif
+    for (size_t i = 0; i < n; i++)
+        dst[i] = base_bf16_to_f32(src[i]);
+}
+
+void gemm_cvt_f32_to_bf16(const float *src, uint16_t *dst, size_t n)
+{
+    gemm_cvt_f32_to_bf16_isa(base_isa_select(CAIRN_ISA_AUTO), src, dst, n);
+}
+
+void gemm_cvt_bf16_to_f32(const uint16_t *src, float *dst, size_t n)
+{
+    gemm_cvt_bf16_to_f32_isa(base_isa_select(CAIRN_ISA_AUTO), src, dst, n);
+}
