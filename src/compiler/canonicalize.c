@@ -265,7 +265,7 @@ static cairn_status_t layer_norm(rw_t *r, int m1)
         g->nodes[sub].inputs[1] != mo)
         return CAIRN_OK;
     int d = g->nodes[sub].outputs[0];
-    if (r->uses[d] != 2 || r->is_out[d])
+    if (r->is_out[d]) /* its readers are checked with the whole group */
         return CAIRN_OK;
     int pw = -1, dv = -1;
     for (int i = sub + 1; i < g->n_nodes; i++) {
