@@ -3,9 +3,13 @@
 #include "base/cpu.h"
 #include "base/dtype.h"
 #include "base/threadpool.h"
+#include "compiler/pass.h"
+#include "ir/ops/fused.h"
+#include "kernels/gemm/gemm.h"
 #include "runtime/plan.h"
 #include "runtime/session_internal.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -55,6 +59,14 @@ void cairn_session_destroy(cairn_session_t *s)
 cairn_status_t cairn_session_create(const cairn_graph_t *graph,
                                     const cairn_session_options_t *opts, cairn_session_t **out)
 {
+    return cairn_session_create_compiled(graph, opts, NULL, out);
+}
+
+cairn_status_t cairn_session_create_compiled(const cairn_graph_t *graph,
+                                             const cairn_session_options_t *opts,
+                                             const cairn_compile_options_t *co,
+                                             cairn_session_t **out)
+{
     base_error_clear();
     if (!graph || !out)
         return base_error(CAIRN_ERR_INVALID_ARGUMENT, "cairn_session_create: %s is NULL",
@@ -79,6 +91,13 @@ cairn_status_t cairn_session_create(const cairn_graph_t *graph,
     s->kctx.pool = s->pool;
     s->kctx.threads = base_pool_threads(s->pool);
     s->isa = base_isa_select(o.isa_cap);
+    {
+        /* the compiler rewrites the session's own copy, before any plan */
+        pass_ctx_t pc = {&s->kctx};
+        if ((st = compiler_run(s->graph, &pc, co ? co->passes : NULL, co ? co->dump_after : NULL,
+                               co ? co->dump : NULL)) != CAIRN_OK)
+            goto fail;
+    }
     int ni = g->n_inputs, no = g->n_outputs;
     s->in_types = calloc((size_t)ni + 1, sizeof *s->in_types);
     s->in_data = calloc((size_t)ni + 1, sizeof *s->in_data);
@@ -305,3 +324,59 @@ cairn_status_t cairn_session_plan_info(const cairn_session_t *s, cairn_plan_info
     return CAIRN_OK;
 }
 
+
+int cairn_session_step_count(const cairn_session_t *s)
+{
+    return s && s->plan ? s->plan->n_steps : -1;
+}
+
+cairn_status_t cairn_session_step_info(const cairn_session_t *s, int i, cairn_step_info_t *out)
+{
+    base_error_clear();
+    if (!s || !out)
+        return base_error(CAIRN_ERR_INVALID_ARGUMENT, "step_info: NULL argument");
+    if (!s->plan)
+        return base_error(CAIRN_ERR_INVALID_ARGUMENT,
+                          "step_info: no plan yet; run the session once first");
+    if (i < 0 || i >= s->plan->n_steps)
+        return base_error(CAIRN_ERR_INVALID_ARGUMENT, "step_info: no step %d (the plan has %d)",
+                          i, s->plan->n_steps);
+    const plan_step_t *st = &s->plan->steps[i];
+    const ir_node_t *n = st->n;
+    memset(out, 0, sizeof *out);
+    out->name = n->name;
+    out->op = ir_op_def(n->op)->name;
+    out->n_sources = n->n_sources;
+    out->sources = (const char *const *)n->sources;
+    out->n_out = st->n_out < CAIRN_STEP_MAX_OUT ? st->n_out : CAIRN_STEP_MAX_OUT;
+    for (int o = 0; o < out->n_out; o++)
+        out->out[o] = st->out[o];
+    out->threads = s->kctx.threads;
+    out->flops = st->cost.flops;
+    out->bytes = st->cost.bytes;
+    out->ws_bytes = st->ws_bytes;
+    int f32 = st->n_in > 0 && st->in[0].dtype == CAIRN_F32;
+    if (n->op == IR_OP_FusedMatMul) {
+        static const char *const acts[] = {"", "+relu", "+gelu_erf", "+gelu_tanh", "+silu",
+                                           "+sigmoid", "+clip"};
+        int64_t a = ir_attr_i(n, FUSED_MM_ACTIVATION);
+        snprintf(out->kernel, sizeof out->kernel, "gemm %s%s, epilogue:%s%s%s%s",
+                 gemm_f32_variant_name(), ir_attr_i(n, FUSED_MM_PACKED) ? " packed-B" : "",
+                 st->n_in > 2 && n->inputs[2] >= 0 ? " bias" : "",
+                 a > 0 && a <= GEMM_ACT_CLIP ? acts[a] : "",
+                 st->n_in > 3 && n->inputs[3] >= 0 ? " +residual" : "",
+                 (st->n_in > 2 && n->inputs[2] >= 0) || a > 0 || (st->n_in > 3 && n->inputs[3] >= 0)
+                     ? ""
+                     : " none");
+    } else if ((n->op == IR_OP_MatMul || n->op == IR_OP_Gemm) && f32) {
+        snprintf(out->kernel, sizeof out->kernel, "gemm %s", gemm_f32_variant_name());
+    } else {
+        snprintf(out->kernel, sizeof out->kernel, "ref");
+    }
+    return CAIRN_OK;
+}
+
+size_t cairn_session_arena_peak(const cairn_session_t *s)
+{
+    return s && s->plan ? s->plan->arena_bytes : 0;
+}

@@ -17,7 +17,9 @@
 #include "base/status.h"
 #include "cmd.h"
 #include "demo.h"
+#include "compiler/pass.h"
 #include "frontend/onnx/tensor_pb.h"
+#include "runtime/session_internal.h"
 #include "model.h"
 
 #include <errno.h>
@@ -47,7 +49,8 @@ typedef struct run_opts {
     const char *inputs_dir, *outputs_dir;
     int threads, warmup, iters;
     cairn_isa_t isa;
-    int json;
+    int json, explain;
+    const char *dump_after, *passes;
     uint64_t seed;
     FILE *out, *err;
 } run_opts_t;
@@ -75,6 +78,12 @@ static void run_usage(FILE *f)
             "  --seed S          seed for generated inputs (default 1); the demo's weights\n"
             "                    are fixed\n"
             "  --json            print exactly one JSON object on stdout instead of text\n"
+            "  --explain         print the optimised plan: each step, the model nodes it\n"
+            "                    covers, output shapes, kernel variant, threads; the arena\n"
+            "  --dump-after PASS print the graph after compiler pass PASS (fold, dce,\n"
+            "                    canonicalize, fuse_gemm, prepack)\n"
+            "  --passes LIST     compiler passes to run: all (default), none, or a comma-\n"
+            "                    separated list (overrides the CAIRN_PASSES variable)\n"
             "  --profile         per-step profile instead (see cairn profile --help)\n"
             "  -h, --help        show this help\n"
             "\n"
@@ -151,8 +160,13 @@ static int parse_args(int argc, char **argv, run_opts_t *o)
             o->json = 1;
             continue;
         }
+        if (!strcmp(a, "--explain")) {
+            o->explain = 1;
+            continue;
+        }
         static const char *const valued[] = {"--dim",    "--inputs", "--outputs", "--threads",
-                                             "--warmup", "--iters",  "--isa",     "--seed"};
+                                             "--warmup", "--iters",  "--isa",     "--seed",
+                                             "--dump-after", "--passes"};
         const char *flag = NULL, *val = NULL;
         char flagbuf[32];
         for (size_t k = 0; k < sizeof valued / sizeof valued[0] && !flag; k++) {
@@ -183,6 +197,17 @@ static int parse_args(int argc, char **argv, run_opts_t *o)
                 return RUN_USAGE;
             }
             *(!strcmp(flag, "--inputs") ? &o->inputs_dir : &o->outputs_dir) = val;
+        } else if (!strcmp(flag, "--dump-after")) {
+            if (!compiler_find_pass(val)) {
+                fprintf(o->err,
+                        "cairn run: --dump-after '%s': unknown pass (use fold, dce, "
+                        "canonicalize, fuse_gemm or prepack)\n",
+                        val);
+                return RUN_USAGE;
+            }
+            o->dump_after = val;
+        } else if (!strcmp(flag, "--passes")) {
+            o->passes = val;
         } else if (!strcmp(flag, "--threads")) {
             if (!parse_int(o->err, flagbuf, val, 0, 1024, &v))
                 return RUN_USAGE;
@@ -208,6 +233,10 @@ static int parse_args(int argc, char **argv, run_opts_t *o)
                 return RUN_USAGE;
             }
         }
+    }
+    if (o->explain && o->json) {
+        fprintf(o->err, "cairn run: --explain prints text; use it without --json\n");
+        return RUN_USAGE;
     }
     if (!o->model) {
         fprintf(o->err, "cairn run: missing MODEL ('demo' or a path to an .onnx file); see "
@@ -673,6 +702,36 @@ static int ensure_dir(FILE *err, const char *dir)
     return 1;
 }
 
+/* --explain: the plan as built for this run's input shapes. */
+static void explain_plan(FILE *f, const cairn_session_t *s)
+{
+    int n = cairn_session_step_count(s);
+    char peak[64];
+    size_t arena = cairn_session_arena_peak(s);
+    fmt_bytes(peak, sizeof peak, arena);
+    fprintf(f, "plan: %d steps; arena peak %zu bytes (%s)\n", n, arena, peak);
+    for (int i = 0; i < n; i++) {
+        cairn_step_info_t si;
+        if (cairn_session_step_info(s, i, &si) != CAIRN_OK)
+            break;
+        fprintf(f, "step %-4d %-20s %s\n", i, si.op, si.name);
+        fprintf(f, "          covers:");
+        if (si.n_sources == 0)
+            fprintf(f, " %s", si.name);
+        for (int k = 0; k < si.n_sources; k++)
+            fprintf(f, "%s %s", k ? "," : "", si.sources[k]);
+        fprintf(f, "\n          out:");
+        for (int o = 0; o < si.n_out; o++) {
+            fprintf(f, "%s %s [", o ? "," : "", cairn_dtype_name(si.out[o].dtype));
+            for (int d = 0; d < si.out[o].rank; d++)
+                fprintf(f, "%s%lld", d ? "," : "", (long long)si.out[o].shape[d]);
+            fprintf(f, "]");
+        }
+        fprintf(f, "\n          kernel: %s; threads %d; %.3g MFLOP, %.3g MB moved\n", si.kernel,
+                si.threads, si.flops / 1e6, si.bytes / 1e6);
+    }
+}
+
 /* Runs a loaded model (takes ownership of m->graph). */
 static int run_model(run_opts_t *o, run_model_t *m)
 {
@@ -680,7 +739,8 @@ static int run_model(run_opts_t *o, run_model_t *m)
     so.threads = o->threads;
     so.isa_cap = o->isa;
     cairn_session_t *s = NULL;
-    cairn_status_t st = cairn_session_create(m->graph, &so, &s);
+    cairn_compile_options_t co = {o->passes, o->dump_after, o->json ? o->err : o->out};
+    cairn_status_t st = cairn_session_create_compiled(m->graph, &so, &co, &s);
     cairn_graph_destroy(m->graph);
     m->graph = NULL;
     if (st != CAIRN_OK) {
@@ -738,6 +798,8 @@ static int run_model(run_opts_t *o, run_model_t *m)
             }
         }
     }
+    if (o->explain)
+        explain_plan(o->out, s);
     if (o->json)
         report_json(o, s, in, n_in, outs, stats, n_out, &pi, &lat);
     else

@@ -1,0 +1,149 @@
+/*
+ * GEMM epilogue fusion: MatMul(X, W) with W a constant 2-D f32 matrix,
+ * followed by any of (in this order)
+ *   Add(bias)     bias constant, N elements along the last dim
+ *   activation    Relu, Sigmoid, Gelu (erf or tanh), Clip (constant bounds)
+ *   Add(residual) any f32 tensor of exactly the output's shape
+ * becomes one FusedMatMul, whose GEMM applies them to each tile before it
+ * is stored: the intermediate tensors are never written. Each absorbed
+ * value must have no other reader and not be a graph output.
+ */
+#include "compiler/rewrite.h"
+
+#include "ir/ops/fused.h"
+#include "kernels/gemm/gemm.h"
+
+#include <float.h>
+#include <string.h>
+
+/* Every dim known or a named symbol (bound the same everywhere). */
+static int shape_definite(const ir_shape_t *s)
+{
+    if (s->rank < 0)
+        return 0;
+    for (int i = 0; i < s->rank; i++)
+        if (s->d[i] == IR_DIM_UNKNOWN)
+            return 0;
+    return 1;
+}
+
+/* A constant f32 bias of N elements laid along the last dim of an output
+ * of rank `rank`: shape [N] or [1, ..., 1, N]. */
+static int is_bias(const ir_graph_t *g, int v, int64_t N, int rank)
+{
+    if (v < 0)
+        return 0;
+    const ir_value_t *b = &g->values[v];
+    if (b->kind != IR_VALUE_CONSTANT || b->type.dtype != CAIRN_F32 || b->type.shape.rank < 1 ||
+        b->type.shape.rank > rank)
+        return 0;
+    int r = b->type.shape.rank;
+    for (int i = 0; i < r - 1; i++)
+        if (b->type.shape.d[i] != 1)
+            return 0;
+    return b->type.shape.d[r - 1] == N;
+}
+
+/* The epilogue activation node `a` computes of its input v, if any. */
+static int activation_of(const ir_graph_t *g, int a, int v, gemm_act_t *act, float *lo, float *hi)
+{
+    const ir_node_t *n = &g->nodes[a];
+    if (n->inputs[0] != v)
+        return 0;
+    *lo = -FLT_MAX, *hi = FLT_MAX;
+    switch (n->op) {
+    case IR_OP_Relu: *act = GEMM_ACT_RELU; return 1;
+    case IR_OP_Sigmoid: *act = GEMM_ACT_SIGMOID; return 1;
+    case IR_OP_Gelu: {
+        const ir_attr_t *ap = ir_node_attr(n, "approximate");
+        *act = ap && ap->s && !strcmp(ap->s, "tanh") ? GEMM_ACT_GELU_TANH : GEMM_ACT_GELU_ERF;
+        return 1;
+    }
+    case IR_OP_Clip: {
+        double x;
+        for (int k = 1; k < n->n_inputs; k++) {
+            if (n->inputs[k] < 0)
+                continue;
+            if (g->values[n->inputs[k]].type.dtype != CAIRN_F32 ||
+                !rw_const_scalar(g, n->inputs[k], &x))
+                return 0;
+            *(k == 1 ? lo : hi) = (float)x;
+        }
+        *act = GEMM_ACT_CLIP;
+        return 1;
+    }
+    default: return 0;
+    }
+}
+
+static cairn_status_t fuse_one(rw_t *r, int mm)
+{
+    const ir_graph_t *g = r->g;
+    const ir_node_t *m = &g->nodes[mm];
+    int A = m->inputs[0], B = m->inputs[1];
+    const ir_value_t *bv = &g->values[B];
+    const ir_type_t *ot = &g->values[m->outputs[0]].type;
+    if (g->values[A].type.dtype != CAIRN_F32 || bv->kind != IR_VALUE_CONSTANT ||
+        bv->type.dtype != CAIRN_F32 || bv->type.shape.rank != 2 || ot->shape.rank < 1)
+        return CAIRN_OK;
+    int64_t N = bv->type.shape.d[1];
+    int grp[4], ng = 0, last = mm, cur = m->outputs[0];
+    int bias = -1, resid = -1;
+    gemm_act_t act = GEMM_ACT_NONE;
+    float lo = -FLT_MAX, hi = FLT_MAX;
+    grp[ng++] = mm;
+    int c = rw_sole_consumer(r, cur);
+    if (c >= 0 && g->nodes[c].op == IR_OP_Add) {
+        int o = rw_other_input(&g->nodes[c], cur);
+        if (is_bias(g, o, N, ot->shape.rank)) {
+            bias = o;
+            grp[ng++] = last = c;
+            cur = g->nodes[c].outputs[0];
+            c = rw_sole_consumer(r, cur);
+        }
+    }
+    if (c >= 0 && activation_of(g, c, cur, &act, &lo, &hi)) {
+        grp[ng++] = last = c;
+        cur = g->nodes[c].outputs[0];
+        c = rw_sole_consumer(r, cur);
+    }
+    if (c >= 0 && g->nodes[c].op == IR_OP_Add) {
+        int o = rw_other_input(&g->nodes[c], cur);
+        const ir_type_t *ct = &g->values[cur].type;
+        if (o >= 0 && o != cur && g->values[o].type.dtype == CAIRN_F32 &&
+            shape_definite(&ct->shape) && ir_shape_equal(&g->values[o].type.shape, &ct->shape)) {
+            resid = o;
+            grp[ng++] = last = c;
+        }
+    }
+    if (ng == 1 || !rw_group_closed(r, last, grp, ng))
+        return CAIRN_OK;
+    int in[4] = {A, B, bias, resid};
+    int n_in = resid >= 0 ? 4 : bias >= 0 ? 3 : 2;
+    cairn_attr_t attrs[3] = {
+        {"activation", CAIRN_ATTR_INT, act, 0.0f, NULL, NULL, NULL, 0, NULL},
+        {"clip_min", CAIRN_ATTR_FLOAT, 0, lo, NULL, NULL, NULL, 0, NULL},
+        {"clip_max", CAIRN_ATTR_FLOAT, 0, hi, NULL, NULL, NULL, 0, NULL}};
+    cairn_status_t s = rw_replace(r, last, IR_OP_FusedMatMul, in, n_in, attrs,
+                                  act == GEMM_ACT_CLIP ? 3 : 1, grp, ng);
+    if (s == CAIRN_ERR_OUT_OF_MEMORY || s == CAIRN_ERR_INTERNAL)
+        return s;
+    base_error_clear(); /* a rejected fusion leaves the nodes as they were */
+    return CAIRN_OK;
+}
+
+cairn_status_t pass_fuse_gemm(ir_graph_t *g, const pass_ctx_t *c)
+{
+    (void)c;
+    rw_t r;
+    BASE_TRY(rw_init(&r, g));
+    cairn_status_t s = CAIRN_OK;
+    for (int i = 0; i < g->n_nodes && s == CAIRN_OK; i++)
+        if (!r.dead[i] && g->nodes[i].op == IR_OP_MatMul)
+            s = fuse_one(&r, i);
+    if (s != CAIRN_OK) {
+        rw_free(&r);
+        return s;
+    }
+    return rw_finish(&r);
+}

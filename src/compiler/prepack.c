@@ -1,0 +1,120 @@
+/*
+ * Weight pre-packing: the GEMM packs B into panels for its micro-kernel on
+ * every call; for a constant B that work is the same each run, so it is
+ * done once here. FusedMatMul and MatMul with a constant 2-D f32 B (and
+ * Gemm with transA = 0, alpha = 1, a constant B and a per-column constant C
+ * with beta = 1) become a FusedMatMul reading B packed (packed = 1): a u8
+ * constant holding gemm_f32_pack_b's buffer, which is valid for this
+ * process (it records the micro-kernel variant it was made for).
+ */
+#include "compiler/rewrite.h"
+
+#include "base/alloc.h"
+#include "ir/ops/fused.h"
+#include "kernels/gemm/gemm.h"
+
+#include <string.h>
+
+static int attr_i(const ir_node_t *n, const char *name, int64_t def)
+{
+    const ir_attr_t *a = ir_node_attr(n, name);
+    return a ? (int)a->i : (int)def;
+}
+
+static float attr_f(const ir_node_t *n, const char *name, float def)
+{
+    const ir_attr_t *a = ir_node_attr(n, name);
+    return a ? a->f : def;
+}
+
+static cairn_status_t pack_one(rw_t *r, int i)
+{
+    const ir_graph_t *g = r->g;
+    const ir_node_t *n = &g->nodes[i];
+    int A = n->inputs[0], B = n->inputs[1];
+    int transB = 0, bias = -1, resid = -1;
+    if (g->values[A].type.dtype != CAIRN_F32)
+        return CAIRN_OK;
+    const ir_value_t *bv = &g->values[B];
+    if (bv->kind != IR_VALUE_CONSTANT || bv->type.dtype != CAIRN_F32 || bv->type.shape.rank != 2)
+        return CAIRN_OK;
+    int64_t K = bv->type.shape.d[0], N = bv->type.shape.d[1];
+    int act = 0;
+    float alpha = 1.0f, lo = -3.402823466e38f, hi = 3.402823466e38f;
+    if (n->op == IR_OP_FusedMatMul) {
+        if (attr_i(n, "packed", 0))
+            return CAIRN_OK;
+        bias = n->n_inputs > 2 ? n->inputs[2] : -1;
+        resid = n->n_inputs > 3 ? n->inputs[3] : -1;
+        act = attr_i(n, "activation", 0);
+        alpha = attr_f(n, "alpha", 1.0f);
+        lo = attr_f(n, "clip_min", lo);
+        hi = attr_f(n, "clip_max", hi);
+    } else if (n->op == IR_OP_Gemm) {
+        if (attr_i(n, "transA", 0) || attr_f(n, "alpha", 1.0f) != 1.0f ||
+            g->values[A].type.shape.rank != 2)
+            return CAIRN_OK;
+        transB = attr_i(n, "transB", 0);
+        if (transB)
+            K = bv->type.shape.d[1], N = bv->type.shape.d[0];
+        if (n->n_inputs > 2 && n->inputs[2] >= 0) {
+            const ir_value_t *cv = &g->values[n->inputs[2]];
+            if (attr_f(n, "beta", 1.0f) != 1.0f || cv->kind != IR_VALUE_CONSTANT ||
+                cv->type.dtype != CAIRN_F32 || ir_shape_numel(&cv->type.shape) != N ||
+                cv->type.shape.rank < 1 || cv->type.shape.d[cv->type.shape.rank - 1] != N)
+                return CAIRN_OK;
+            bias = n->inputs[2];
+        }
+    } else if (g->values[A].type.shape.rank < 1) {
+        return CAIRN_OK; /* MatMul */
+    }
+    if (K <= 0 || N <= 0)
+        return CAIRN_OK;
+    size_t size = gemm_f32_packed_b_size(K, N);
+    void *buf = base_aligned_alloc(size, BASE_ALIGN);
+    if (!buf)
+        return base_error(CAIRN_ERR_OUT_OF_MEMORY, "out of memory");
+    cairn_status_t s = gemm_f32_pack_b(transB, K, N, bv->data, transB ? K : N, buf, size);
+    if (s != CAIRN_OK) {
+        base_aligned_free(buf);
+        return base_error_prefix(s, "pre-packing B of node '%s': ", n->name);
+    }
+    char hint[512];
+    snprintf(hint, sizeof hint, "%s:packed", bv->name);
+    int64_t dims[1] = {(int64_t)size};
+    int pv;
+    BASE_TRY(rw_add_const_owned(r, hint, CAIRN_U8, 1, dims, buf, size, &pv));
+    int in[4] = {A, pv, bias, resid};
+    int n_in = resid >= 0 ? 4 : bias >= 0 ? 3 : 2;
+    cairn_attr_t attrs[7] = {
+        {"activation", CAIRN_ATTR_INT, act, 0.0f, NULL, NULL, NULL, 0, NULL},
+        {"alpha", CAIRN_ATTR_FLOAT, 0, alpha, NULL, NULL, NULL, 0, NULL},
+        {"clip_min", CAIRN_ATTR_FLOAT, 0, lo, NULL, NULL, NULL, 0, NULL},
+        {"clip_max", CAIRN_ATTR_FLOAT, 0, hi, NULL, NULL, NULL, 0, NULL},
+        {"packed", CAIRN_ATTR_INT, 1, 0.0f, NULL, NULL, NULL, 0, NULL},
+        {"k", CAIRN_ATTR_INT, K, 0.0f, NULL, NULL, NULL, 0, NULL},
+        {"n", CAIRN_ATTR_INT, N, 0.0f, NULL, NULL, NULL, 0, NULL}};
+    s = rw_replace(r, i, IR_OP_FusedMatMul, in, n_in, attrs, 7, &i, 1);
+    if (s == CAIRN_ERR_OUT_OF_MEMORY || s == CAIRN_ERR_INTERNAL)
+        return s;
+    base_error_clear(); /* not packed: the node stays as it was */
+    return CAIRN_OK;
+}
+
+cairn_status_t pass_prepack(ir_graph_t *g, const pass_ctx_t *c)
+{
+    (void)c;
+    rw_t r;
+    BASE_TRY(rw_init(&r, g));
+    cairn_status_t s = CAIRN_OK;
+    for (int i = 0; i < g->n_nodes && s == CAIRN_OK; i++) {
+        int op = g->nodes[i].op;
+        if (!r.dead[i] && (op == IR_OP_MatMul || op == IR_OP_FusedMatMul || op == IR_OP_Gemm))
+            s = pack_one(&r, i);
+    }
+    if (s != CAIRN_OK) {
+        rw_free(&r);
+        return s;
+    }
+    return rw_finish(&r);
+}

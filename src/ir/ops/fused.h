@@ -1,0 +1,21 @@
+/*
+ * Attribute slots of the fused ops the compiler creates (src/compiler/),
+ * shared by the passes that build them and the adapters that run them.
+ */
+#ifndef CAIRN_IR_OPS_FUSED_H
+#define CAIRN_IR_OPS_FUSED_H
+
+/* FusedMatMul attribute slots, in schema order. "activation" holds a
+ * gemm_act_t (kernels/gemm/gemm.h); "packed" = 1 means input 1 is a u8
+ * buffer from gemm_f32_pack_b for a K x N matrix (K, N in "k", "n"). */
+enum {
+    FUSED_MM_ACTIVATION,
+    FUSED_MM_ALPHA,
+    FUSED_MM_CLIP_MIN,
+    FUSED_MM_CLIP_MAX,
+    FUSED_MM_PACKED,
+    FUSED_MM_K,
+    FUSED_MM_N
+};
+
+#endif

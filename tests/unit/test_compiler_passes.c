@@ -1,0 +1,428 @@
+/* The compiler's passes on small graphs built through the C API: each
+ * rewrite's structure (ops, sources, absorbed nodes gone) and that the
+ * outputs match the same graph run with the passes off. */
+#include "check.h"
+#include "compiler/pass.h"
+#include "ir/op_table.h"
+#include "ir/ops/fused.h"
+#include "runtime/session_internal.h"
+
+#include <math.h>
+
+const ir_graph_t *cairn_graph_ir(const cairn_graph_t *g);
+
+/* ---- building helpers ---- */
+
+static cairn_value_id node(cairn_graph_t *g, const char *op, const char *name,
+                           const cairn_value_id *in, int n_in, const cairn_attr_t *a, int n_a)
+{
+    cairn_value_id y = -1;
+    CHECK_OK(cairn_graph_add_node(g, op, name, in, n_in, a, n_a, &y, 1, NULL));
+    return y;
+}
+
+static cairn_value_id bin(cairn_graph_t *g, const char *op, const char *name, cairn_value_id a,
+                          cairn_value_id b)
+{
+    cairn_value_id in[2] = {a, b};
+    return node(g, op, name, in, 2, NULL, 0);
+}
+
+static cairn_value_id scalar(cairn_graph_t *g, const char *name, float v)
+{
+    cairn_tensor_t t = {CAIRN_F32, 0, {0}, &v};
+    cairn_value_id id = -1;
+    CHECK_OK(cairn_graph_add_constant(g, name, &t, &id));
+    return id;
+}
+
+static cairn_value_id tensor(cairn_graph_t *g, const char *name, int rank, const int64_t *dims,
+                             uint64_t seed, double lo, double hi)
+{
+    cairn_tensor_t t = {CAIRN_F32, rank, {0}, NULL};
+    int64_t n = 1;
+    for (int i = 0; i < rank; i++)
+        t.shape[i] = dims[i], n *= dims[i];
+    float *buf = malloc((size_t)n * sizeof(float));
+    check_rng_t r = {seed};
+    check_fill_f32(&r, buf, n, lo, hi);
+    t.data = buf;
+    cairn_value_id id = -1;
+    CHECK_OK(cairn_graph_add_constant(g, name, &t, &id));
+    free(buf);
+    return id;
+}
+
+/* The graph after `passes`: a clone of g's IR, rewritten. */
+static ir_graph_t *compiled(const cairn_graph_t *g, const char *passes)
+{
+    ir_graph_t *c = NULL;
+    CHECK_OK(ir_graph_clone(cairn_graph_ir(g), &c));
+    CHECK_OK(compiler_run(c, NULL, passes, NULL, NULL));
+    return c;
+}
+
+static int count_op(const ir_graph_t *g, int op)
+{
+    int k = 0;
+    for (int i = 0; i < g->n_nodes; i++)
+        k += g->nodes[i].op == op;
+    return k;
+}
+
+static const ir_node_t *find_op(const ir_graph_t *g, int op)
+{
+    for (int i = 0; i < g->n_nodes; i++)
+        if (g->nodes[i].op == op)
+            return &g->nodes[i];
+    return NULL;
+}
+
+static int has_source(const ir_node_t *n, const char *name)
+{
+    for (int k = 0; n && k < n->n_sources; k++)
+        if (!strcmp(n->sources[k], name))
+            return 1;
+    return 0;
+}
+
+/* Runs g with the passes off and with `passes` on the same random inputs
+ * (every input f32 of the given shapes); outputs must agree within tol
+ * (relative to max(1, |ref|)). Returns the max error seen. */
+static double compare_runs(const cairn_graph_t *g, const char *passes, int n_in,
+                           const int64_t dims[][CAIRN_MAX_RANK], const int *ranks, double tol)
+{
+    cairn_session_options_t so = cairn_session_options_default();
+    so.threads = 2;
+    cairn_compile_options_t off = {"none", NULL, NULL}, on = {passes, NULL, NULL};
+    cairn_session_t *s0 = NULL, *s1 = NULL;
+    CHECK_OK(cairn_session_create_compiled(g, &so, &off, &s0));
+    CHECK_OK(cairn_session_create_compiled(g, &so, &on, &s1));
+    if (!s0 || !s1) {
+        cairn_session_destroy(s0);
+        cairn_session_destroy(s1);
+        return INFINITY;
+    }
+    cairn_tensor_t in[4];
+    check_rng_t r = {7};
+    for (int i = 0; i < n_in; i++) {
+        int64_t n = 1;
+        in[i].dtype = CAIRN_F32;
+        in[i].rank = ranks[i];
+        for (int d = 0; d < ranks[i]; d++)
+            in[i].shape[d] = dims[i][d], n *= dims[i][d];
+        in[i].data = malloc((size_t)n * sizeof(float));
+        check_fill_f32(&r, in[i].data, n, -2, 2);
+    }
+    int no = cairn_session_output_count(s0);
+    cairn_tensor_t o0[4], o1[4];
+    memset(o0, 0, sizeof o0);
+    memset(o1, 0, sizeof o1);
+    CHECK_OK(cairn_session_run(s0, in, n_in, o0, no));
+    CHECK_OK(cairn_session_run(s1, in, n_in, o1, no));
+    double worst = 0;
+    for (int o = 0; o < no; o++) {
+        CHECK(o0[o].rank == o1[o].rank && o0[o].data && o1[o].data);
+        if (!o0[o].data || !o1[o].data)
+            continue;
+        int64_t n = cairn_tensor_numel(&o0[o]);
+        CHECK(n == cairn_tensor_numel(&o1[o]));
+        for (int64_t i = 0; i < n; i++) {
+            double a = ((float *)o0[o].data)[i], b = ((float *)o1[o].data)[i];
+            double e = fabs(a - b) / (fabs(a) > 1 ? fabs(a) : 1);
+            if (!(e <= worst))
+                worst = e;
+        }
+    }
+    CHECK_MSG(worst <= tol, "passes '%s': max error %g > %g", passes, worst, tol);
+    for (int i = 0; i < n_in; i++)
+        free(in[i].data);
+    cairn_session_destroy(s0);
+    cairn_session_destroy(s1);
+    return worst;
+}
+
+/* ---- fold + dce ---- */
+
+static void test_fold_dce(void)
+{
+    cairn_graph_t *g;
+    CHECK_OK(cairn_graph_create(&g));
+    int64_t d[2] = {3, 4};
+    cairn_value_id x;
+    CHECK_OK(cairn_graph_add_input(g, "x", CAIRN_F32, 2, d, NULL, &x));
+    cairn_value_id w = tensor(g, "w", 2, d, 1, -1, 1);
+    cairn_value_id wi = node(g, "Identity", "id_w", &w, 1, NULL, 0);
+    cairn_value_id w2 = bin(g, "Mul", "w_times_3", wi, scalar(g, "three", 3.0f));
+    cairn_value_id y = bin(g, "Add", "add", x, w2);
+    node(g, "Relu", "dead_relu", &x, 1, NULL, 0); /* reaches no output */
+    cairn_value_id sh = node(g, "Shape", "shape_x", &x, 1, NULL, 0);
+    (void)sh; /* Shape of a static shape folds, then nothing reads it */
+    CHECK_OK(cairn_graph_mark_output(g, y));
+
+    ir_graph_t *c = compiled(g, "fold,dce");
+    CHECK(c->n_nodes == 1 && c->nodes[0].op == IR_OP_Add);
+    CHECK(count_op(c, IR_OP_Relu) == 0 && count_op(c, IR_OP_Identity) == 0);
+    /* the folded constant is 3 * w, and nothing else is left over */
+    int folded = c->nodes[0].inputs[1];
+    CHECK(c->values[folded].kind == IR_VALUE_CONSTANT);
+    const float *wd = cairn_graph_ir(g)->values[w].data, *fd = c->values[folded].data;
+    int ok = 1;
+    for (int i = 0; i < 12; i++)
+        ok &= fd[i] == 3.0f * wd[i];
+    CHECK(ok);
+    CHECK(c->n_values == 3); /* x, the folded constant, y */
+    CHECK_OK(ir_verify(c));
+    ir_graph_destroy(c);
+
+    /* dce alone keeps the constant chain, drops only the dead Relu/Shape */
+    c = compiled(g, "dce");
+    CHECK(c->n_nodes == 3 && count_op(c, IR_OP_Relu) == 0 && count_op(c, IR_OP_Shape) == 0);
+    ir_graph_destroy(c);
+
+    int64_t dims[1][CAIRN_MAX_RANK] = {{3, 4}};
+    int ranks[1] = {2};
+    compare_runs(g, "all", 1, dims, ranks, 0);
+    cairn_graph_destroy(g);
+}
+
+/* ---- canonicalisation ---- */
+
+static void test_layer_norm(void)
+{
+    cairn_graph_t *g;
+    CHECK_OK(cairn_graph_create(&g));
+    int64_t d[3] = {2, 5, 8};
+    const char *dn[3] = {NULL, "seq", NULL};
+    cairn_value_id x;
+    CHECK_OK(cairn_graph_add_input(g, "x", CAIRN_F32, 3, d, dn, &x));
+    int64_t axes[1] = {-1};
+    cairn_attr_t ax = {"axes", CAIRN_ATTR_INTS, 0, 0, NULL, axes, NULL, 1, NULL};
+    cairn_value_id m = node(g, "ReduceMean", "ln/ReduceMean", &x, 1, &ax, 1);
+    cairn_value_id dv = bin(g, "Sub", "ln/Sub", x, m);
+    cairn_value_id p = bin(g, "Pow", "ln/Pow", dv, scalar(g, "two", 2.0f));
+    cairn_value_id v = node(g, "ReduceMean", "ln/ReduceMean_1", &p, 1, &ax, 1);
+    cairn_value_id e = bin(g, "Add", "ln/Add", v, scalar(g, "eps", 1e-5f));
+    cairn_value_id s = node(g, "Sqrt", "ln/Sqrt", &e, 1, NULL, 0);
+    cairn_value_id n = bin(g, "Div", "ln/Div", dv, s);
+    int64_t d8[1] = {8};
+    cairn_value_id gm = bin(g, "Mul", "ln/Mul", tensor(g, "gamma", 1, d8, 2, 0.5, 1.5), n);
+    cairn_value_id y = bin(g, "Add", "ln/Add_1", gm, tensor(g, "beta", 1, d8, 3, -1, 1));
+    CHECK_OK(cairn_graph_mark_output(g, y));
+
+    ir_graph_t *c = compiled(g, "canonicalize");
+    CHECK(c->n_nodes == 1 && c->nodes[0].op == IR_OP_LayerNormalization);
+    const ir_node_t *ln = find_op(c, IR_OP_LayerNormalization);
+    CHECK(ln && ln->n_sources == 9 && has_source(ln, "ln/ReduceMean") &&
+          has_source(ln, "ln/Sqrt") && has_source(ln, "ln/Add_1"));
+    CHECK(ln && ln->n_inputs == 3 && ln->outputs[0] == c->outputs[0]);
+    const ir_attr_t *eps = ln ? ir_node_attr(ln, "epsilon") : NULL;
+    CHECK(eps && fabsf(eps->f - 1e-5f) < 1e-9f);
+    ir_graph_destroy(c);
+    int64_t dims[1][CAIRN_MAX_RANK] = {{2, 5, 8}};
+    int ranks[1] = {3};
+    compare_runs(g, "all", 1, dims, ranks, 1e-5);
+    cairn_graph_destroy(g);
+
+    /* no gamma/beta, and a value inside the pattern that is also an
+     * output: the second must stay as it is */
+    CHECK_OK(cairn_graph_create(&g));
+    CHECK_OK(cairn_graph_add_input(g, "x", CAIRN_F32, 3, d, NULL, &x));
+    m = node(g, "ReduceMean", "a/m", &x, 1, &ax, 1);
+    dv = bin(g, "Sub", "a/sub", x, m);
+    p = bin(g, "Mul", "a/sq", dv, dv);
+    v = node(g, "ReduceMean", "a/m2", &p, 1, &ax, 1);
+    e = bin(g, "Add", "a/eps", scalar(g, "eps", 1e-6f), v);
+    s = node(g, "Sqrt", "a/sqrt", &e, 1, NULL, 0);
+    y = bin(g, "Div", "a/div", dv, s);
+    CHECK_OK(cairn_graph_mark_output(g, y));
+    c = compiled(g, "canonicalize");
+    CHECK(c->n_nodes == 1 && c->nodes[0].op == IR_OP_LayerNormalization);
+    ir_graph_destroy(c);
+    compare_runs(g, "all", 1, dims, ranks, 1e-5);
+    CHECK_OK(cairn_graph_mark_output(g, v)); /* the variance escapes now */
+    c = compiled(g, "canonicalize");
+    CHECK(count_op(c, IR_OP_LayerNormalization) == 0 && c->n_nodes == 7);
+    ir_graph_destroy(c);
+    cairn_graph_destroy(g);
+}
+
+/* GELU as PyTorch writes it, in the operand orders `variant` picks. */
+static void test_gelu_erf(int variant)
+{
+    cairn_graph_t *g;
+    CHECK_OK(cairn_graph_create(&g));
+    int64_t d[2] = {3, 9};
+    cairn_value_id x;
+    CHECK_OK(cairn_graph_add_input(g, "x", CAIRN_F32, 2, d, NULL, &x));
+    cairn_value_id a = variant == 0 ? bin(g, "Div", "g/div", x, scalar(g, "s2", 1.4142135f))
+                                    : bin(g, "Mul", "g/mul_in", scalar(g, "is2", 0.70710677f), x);
+    cairn_value_id e = node(g, "Erf", "g/erf", &a, 1, NULL, 0);
+    cairn_value_id o = variant == 0 ? bin(g, "Add", "g/add", e, scalar(g, "one", 1.0f))
+                                    : bin(g, "Add", "g/add", scalar(g, "one", 1.0f), e);
+    cairn_value_id y;
+    if (variant == 0) { /* (x * o) * 0.5 */
+        y = bin(g, "Mul", "g/mul_half", bin(g, "Mul", "g/mul_x", x, o), scalar(g, "h", 0.5f));
+    } else if (variant == 1) { /* (x * 0.5) * o */
+        y = bin(g, "Mul", "g/mul_o", bin(g, "Mul", "g/mul_half", scalar(g, "h", 0.5f), x), o);
+    } else { /* (o * 0.5) * x */
+        y = bin(g, "Mul", "g/mul_x", x, bin(g, "Mul", "g/mul_half", o, scalar(g, "h", 0.5f)));
+    }
+    CHECK_OK(cairn_graph_mark_output(g, y));
+    ir_graph_t *c = compiled(g, "canonicalize");
+    CHECK_MSG(c->n_nodes == 1 && c->nodes[0].op == IR_OP_Gelu, "variant %d", variant);
+    const ir_node_t *n = find_op(c, IR_OP_Gelu);
+    CHECK(n && n->n_sources == 5 && has_source(n, "g/erf") && has_source(n, "g/mul_half"));
+    CHECK(n && n->n_attrs == 0); /* approximate = none */
+    ir_graph_destroy(c);
+    int64_t dims[1][CAIRN_MAX_RANK] = {{3, 9}};
+    int ranks[1] = {2};
+    compare_runs(g, "all", 1, dims, ranks, 1e-6);
+    cairn_graph_destroy(g);
+}
+
+static void test_gelu_tanh(int pow_form)
+{
+    cairn_graph_t *g;
+    CHECK_OK(cairn_graph_create(&g));
+    int64_t d[2] = {4, 6};
+    cairn_value_id x;
+    CHECK_OK(cairn_graph_add_input(g, "x", CAIRN_F32, 2, d, NULL, &x));
+    cairn_value_id cube = pow_form ? bin(g, "Pow", "t/pow", x, scalar(g, "three", 3.0f))
+                                   : bin(g, "Mul", "t/cube", x, bin(g, "Mul", "t/sq", x, x));
+    cairn_value_id m = bin(g, "Mul", "t/mul_c", scalar(g, "c", 0.044715f), cube);
+    cairn_value_id a = bin(g, "Add", "t/add", x, m);
+    cairn_value_id s = bin(g, "Mul", "t/mul_k", scalar(g, "k", 0.7978846f), a);
+    cairn_value_id t = node(g, "Tanh", "t/tanh", &s, 1, NULL, 0);
+    cairn_value_id o = bin(g, "Add", "t/add1", scalar(g, "one", 1.0f), t);
+    cairn_value_id y = bin(g, "Mul", "t/mul_half", scalar(g, "h", 0.5f), bin(g, "Mul", "t/mul_x", x, o));
+    CHECK_OK(cairn_graph_mark_output(g, y));
+    ir_graph_t *c = compiled(g, "canonicalize");
+    CHECK_MSG(c->n_nodes == 1 && c->nodes[0].op == IR_OP_Gelu, "pow form %d", pow_form);
+    const ir_node_t *n = find_op(c, IR_OP_Gelu);
+    const ir_attr_t *ap = n ? ir_node_attr(n, "approximate") : NULL;
+    CHECK(ap && ap->s && !strcmp(ap->s, "tanh"));
+    CHECK(n && n->n_sources == (pow_form ? 8 : 9) && has_source(n, "t/tanh"));
+    ir_graph_destroy(c);
+    int64_t dims[1][CAIRN_MAX_RANK] = {{4, 6}};
+    int ranks[1] = {2};
+    compare_runs(g, "all", 1, dims, ranks, 1e-6);
+    cairn_graph_destroy(g);
+}
+
+/* ---- GEMM epilogue fusion and pre-packing ---- */
+
+static void test_fuse_gemm(const char *act)
+{
+    cairn_graph_t *g;
+    CHECK_OK(cairn_graph_create(&g));
+    int64_t dx[3] = {3, 7, 16}, dr[3] = {3, 7, 24}, dw[2] = {16, 24}, db[1] = {24};
+    cairn_value_id x, res;
+    CHECK_OK(cairn_graph_add_input(g, "x", CAIRN_F32, 3, dx, NULL, &x));
+    CHECK_OK(cairn_graph_add_input(g, "res", CAIRN_F32, 3, dr, NULL, &res));
+    cairn_value_id mm = bin(g, "MatMul", "fc/MatMul", x, tensor(g, "W", 2, dw, 5, -0.5, 0.5));
+    cairn_value_id b = bin(g, "Add", "fc/Add", tensor(g, "bias", 1, db, 6, -1, 1), mm);
+    cairn_value_id a = node(g, act, "fc/act", &b, 1, NULL, 0);
+    cairn_value_id y = bin(g, "Add", "residual", res, a);
+    CHECK_OK(cairn_graph_mark_output(g, y));
+
+    ir_graph_t *c = compiled(g, "fuse_gemm");
+    CHECK(c->n_nodes == 1 && c->nodes[0].op == IR_OP_FusedMatMul);
+    const ir_node_t *n = find_op(c, IR_OP_FusedMatMul);
+    CHECK(n && n->n_inputs == 4 && n->n_sources == 4 && has_source(n, "fc/MatMul") &&
+          has_source(n, "fc/act") && has_source(n, "residual"));
+    CHECK(n && ir_attr_i(n, FUSED_MM_ACTIVATION) != 0 && ir_attr_i(n, FUSED_MM_PACKED) == 0);
+    ir_graph_destroy(c);
+    c = compiled(g, "fuse_gemm,prepack");
+    n = find_op(c, IR_OP_FusedMatMul);
+    CHECK(c->n_nodes == 1 && n && ir_attr_i(n, FUSED_MM_PACKED) == 1 &&
+          ir_attr_i(n, FUSED_MM_K) == 16 && ir_attr_i(n, FUSED_MM_N) == 24);
+    CHECK(n && c->values[n->inputs[1]].type.dtype == CAIRN_U8);
+    CHECK(ir_graph_find_value(c, "W") < 0); /* the unpacked weight is gone */
+    ir_graph_destroy(c);
+    int64_t dims[2][CAIRN_MAX_RANK] = {{3, 7, 16}, {3, 7, 24}};
+    int ranks[2] = {3, 3};
+    compare_runs(g, "fuse_gemm", 2, dims, ranks, 1e-5);
+    compare_runs(g, "all", 2, dims, ranks, 1e-5);
+    cairn_graph_destroy(g);
+}
+
+static void test_fuse_gemm_blocked(void)
+{
+    /* the MatMul's result is also a graph output: only pre-packing applies */
+    cairn_graph_t *g;
+    CHECK_OK(cairn_graph_create(&g));
+    int64_t dx[2] = {5, 8}, dw[2] = {8, 3}, db[1] = {3};
+    cairn_value_id x;
+    CHECK_OK(cairn_graph_add_input(g, "x", CAIRN_F32, 2, dx, NULL, &x));
+    cairn_value_id mm = bin(g, "MatMul", "mm", x, tensor(g, "W", 2, dw, 9, -1, 1));
+    cairn_value_id y = bin(g, "Add", "add", mm, tensor(g, "b", 1, db, 10, -1, 1));
+    cairn_value_id r = node(g, "Relu", "relu", &y, 1, NULL, 0);
+    CHECK_OK(cairn_graph_mark_output(g, r));
+    CHECK_OK(cairn_graph_mark_output(g, mm));
+    ir_graph_t *c = compiled(g, "fuse_gemm");
+    CHECK(c->n_nodes == 3 && count_op(c, IR_OP_FusedMatMul) == 0);
+    ir_graph_destroy(c);
+    c = compiled(g, "all");
+    CHECK(c->n_nodes == 3 && count_op(c, IR_OP_FusedMatMul) == 1 && count_op(c, IR_OP_MatMul) == 0);
+    ir_graph_destroy(c);
+    int64_t dims[1][CAIRN_MAX_RANK] = {{5, 8}};
+    int ranks[1] = {2};
+    compare_runs(g, "all", 1, dims, ranks, 1e-5);
+    cairn_graph_destroy(g);
+}
+
+static void test_selection_errors(void)
+{
+    cairn_graph_t *g;
+    CHECK_OK(cairn_graph_create(&g));
+    int64_t d[1] = {4};
+    cairn_value_id x, y;
+    CHECK_OK(cairn_graph_add_input(g, "x", CAIRN_F32, 1, d, NULL, &x));
+    CHECK_OK(cairn_graph_add_node(g, "Relu", "r", &x, 1, NULL, 0, &y, 1, NULL));
+    CHECK_OK(cairn_graph_mark_output(g, y));
+    cairn_session_t *s = NULL;
+    cairn_compile_options_t bad = {"fold,nosuch", NULL, NULL};
+    CHECK_FAILS(cairn_session_create_compiled(g, NULL, &bad, &s), CAIRN_ERR_INVALID_ARGUMENT,
+                "unknown pass 'nosuch'");
+    cairn_compile_options_t bad2 = {NULL, "nosuch", NULL};
+    CHECK_FAILS(cairn_session_create_compiled(g, NULL, &bad2, &s), CAIRN_ERR_INVALID_ARGUMENT,
+                "--dump-after: unknown pass 'nosuch'");
+    /* the dump names the pass and the graph's nodes */
+    FILE *f = tmpfile();
+    cairn_compile_options_t dump = {"all", "dce", f};
+    CHECK_OK(cairn_session_create_compiled(g, NULL, &dump, &s));
+    char buf[4096] = {0};
+    rewind(f);
+    size_t got = fread(buf, 1, sizeof buf - 1, f);
+    CHECK(got > 0 && strstr(buf, "after pass 'dce'") && strstr(buf, "Relu"));
+    fclose(f);
+    /* the step walk of --explain */
+    CHECK(cairn_session_step_count(s) == -1);
+    float in[4] = {-1, 2, -3, 4};
+    cairn_tensor_t ti = {CAIRN_F32, 1, {4}, in}, to = {0};
+    CHECK_OK(cairn_session_run(s, &ti, 1, &to, 1));
+    CHECK(cairn_session_step_count(s) == 1);
+    cairn_step_info_t si;
+    CHECK_OK(cairn_session_step_info(s, 0, &si));
+    CHECK(!strcmp(si.op, "Relu") && si.n_out == 1 && si.out[0].shape[0] == 4);
+    CHECK_FAILS(cairn_session_step_info(s, 1, &si), CAIRN_ERR_INVALID_ARGUMENT, "no step 1");
+    cairn_session_destroy(s);
+    cairn_graph_destroy(g);
+}
+
+int main(void)
+{
+    test_fold_dce();
+    test_layer_norm();
+    for (int v = 0; v < 3; v++)
+        test_gelu_erf(v);
+    test_gelu_tanh(1);
+    test_gelu_tanh(0);
+    test_fuse_gemm("Relu");
+    test_fuse_gemm("Gelu");
+    test_fuse_gemm("Sigmoid");
+    test_fuse_gemm_blocked();
+    test_selection_errors();
+    return check_finish("test_compiler_passes");
+}
