@@ -26,6 +26,7 @@
 #include "peaks.h"
 #include "kernels/gemm/gemm.h"
 #include "profile/machine.h"
+#include "profile/perf_counters.h"
 
 #include <dlfcn.h>
 #include <errno.h>
@@ -233,7 +234,7 @@ static void peers_load(gemm_impl_t *ob, gemm_impl_t *bl, gemm_impl_t *dn, int th
 
 typedef struct gemm_opts {
     int64_t M, N, K;
-    int threads, transA, transB, peers, json, iters, warmup;
+    int threads, transA, transB, peers, json, iters, warmup, profile;
     const char *dtype;
     uint64_t seed;
 } gemm_opts_t;
@@ -260,6 +261,9 @@ static void gemm_usage(FILE *f)
         "                        and %.1f s each; 3 runs when one takes over %.0f s)\n"
         "  --warmup N            untimed runs of each first (default 1)\n"
         "  --seed S              seed for the random matrices (default 1)\n"
+        "  --profile             also count cairn's calls with hardware counters (cycles,\n"
+        "                        instructions, IPC, cache and L1D misses per call), where\n"
+        "                        the kernel allows perf_event_open\n"
         "  --json                print one JSON object: {\"results\": [{\"impl\",\n"
         "                        \"gflops\", \"peak_fraction\", ...}], \"ratio_vs_best_peer\"}\n"
         "  -h, --help            show this help\n"
@@ -333,6 +337,10 @@ static int gemm_parse(int argc, char **argv, gemm_opts_t *o)
         if (!strncmp(a, "--peers=", 8)) {
             if (!parse_peers(a + 8, &o->peers))
                 return BENCH_USAGE;
+            continue;
+        }
+        if (!strcmp(a, "--profile")) {
+            o->profile = 1;
             continue;
         }
         if (!strcmp(a, "--trans-a") || !strcmp(a, "--trans-b") || !strcmp(a, "--peers") ||
@@ -500,6 +508,78 @@ static void json_number(FILE *f, double v)
         fputs("null", f);
 }
 
+/* ---- --profile: hardware counters per call -------------------------------- */
+
+typedef struct bench_counters {
+    int available, calls;
+    unsigned mask;
+    char reason[256];
+    uint64_t v[PC_N]; /* totals over `calls` calls */
+} bench_counters_t;
+
+static void bench_count(gemm_impl_t *im, const gemm_problem_t *p, base_pool_t *pool,
+                        bench_counters_t *c)
+{
+    int tids[65] = {0}; /* 0: the calling thread */
+    int n = 1 + (pool ? base_pool_thread_ids(pool, tids + 1, 64) : 0);
+    pc_set_t *set = pc_open(tids, n);
+    if (!set) {
+        snprintf(c->reason, sizeof c->reason, "out of memory");
+        return;
+    }
+    c->available = pc_available(set);
+    c->mask = pc_mask(set);
+    snprintf(c->reason, sizeof c->reason, "%s", pc_reason(set));
+    if (c->available) {
+        uint64_t a[PC_N], b[PC_N];
+        c->calls = 5;
+        pc_read(set, a);
+        for (int r = 0; r < c->calls; r++)
+            impl_call(im, p);
+        pc_read(set, b);
+        for (int k = 0; k < PC_N; k++)
+            c->v[k] = b[k] - a[k];
+    } else {
+        pc_warn_once(set, stderr);
+    }
+    pc_close(set);
+}
+
+static double per_call(const bench_counters_t *c, int k)
+{
+    return (c->mask & (1u << k)) && c->calls ? (double)c->v[k] / c->calls : NAN;
+}
+
+static void bench_counters_text(FILE *f, const bench_counters_t *c)
+{
+    if (!c->available) {
+        fprintf(f, "\ncounters: unavailable (%s)\n", c->reason);
+        return;
+    }
+    fprintf(f, "\ncounters for cairn, per call (mean of %d calls, all threads):\n", c->calls);
+    for (int k = 0; k < PC_N; k++)
+        fprintf(f, "  %-14s %.4g\n", pc_name(k), per_call(c, k));
+    double ipc = per_call(c, PC_INSTRUCTIONS) / per_call(c, PC_CYCLES);
+    double miss = per_call(c, PC_CACHE_MISSES) / per_call(c, PC_CACHE_REFS);
+    fprintf(f, "  %-14s %.3f\n  %-14s %.2f%%\n", "ipc", ipc, "cache miss rate", 100 * miss);
+}
+
+static void bench_counters_json(FILE *f, const bench_counters_t *c)
+{
+    fprintf(f, ", \"counters\": {\"available\": %s", c->available ? "true" : "false");
+    if (!c->available) {
+        fprintf(f, ", \"reason\": ");
+        json_string(f, c->reason);
+    } else {
+        fprintf(f, ", \"calls\": %d", c->calls);
+        for (int k = 0; k < PC_N; k++) {
+            fprintf(f, ", \"%s_per_call\": ", pc_name(k));
+            json_number(f, per_call(c, k));
+        }
+    }
+    fprintf(f, "}");
+}
+
 static int bench_gemm(int argc, char **argv)
 {
     gemm_opts_t o;
@@ -663,6 +743,13 @@ static int bench_gemm(int argc, char **argv)
             break;
     }
 
+    /* --profile: hardware counters over a few more of cairn's calls, on the
+     * calling thread and the pool's workers (the threads the kernel runs on) */
+    bench_counters_t ctr;
+    memset(&ctr, 0, sizeof ctr);
+    if (o.profile && impls[0].C && !impls[0].failed)
+        bench_count(&impls[0], &p, pool, &ctr);
+
     /* report */
     double flops = 2.0 * (double)o.M * (double)o.N * (double)o.K;
     double gf[4] = {0, 0, 0, 0}, ms[4] = {0, 0, 0, 0};
@@ -726,6 +813,8 @@ static int bench_gemm(int argc, char **argv)
         }
         printf("], \"ratio_vs_best_peer\": ");
         json_number(stdout, ratio);
+        if (o.profile)
+            bench_counters_json(stdout, &ctr);
         printf("}\n");
     } else {
         const char *unit = dtype == 2 ? "GOP/s" : "GFLOP/s";
@@ -755,6 +844,8 @@ static int bench_gemm(int argc, char **argv)
         }
         if (best_i > 0)
             printf("\ncairn / best peer (%s): %.2f\n", impls[best_i].name, ratio);
+        if (o.profile)
+            bench_counters_text(stdout, &ctr);
     }
     if (any_failed) {
         fprintf(stderr, "cairn bench gemm: a peer's result disagreed with cairn's (see the "
