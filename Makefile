@@ -1,7 +1,10 @@
 # cairn — the README's two commands:
 #   make run    set up, build (Release), run the demo
 #   make test   set up, build, run every test through ctest
-# and: make check-asan (ASan + UBSan build, whole suite), make clean.
+# and: make check-asan (ASan + UBSan build, whole suite), make clean;
+#      make venv (the build folder's Python environment: onnxruntime for the model tests
+#      and `cairn bench model --peers`), make models (export the benchmark models into
+#      $(BUILD)/models with Debian's PyTorch), make bench-models (bench/models.sh).
 # Set-up installs missing Debian packages with apt-get when run as root;
 # otherwise it prints the apt-get line to run and stops.
 
@@ -12,9 +15,11 @@ WERROR     ?= OFF
 CMAKE_ARGS ?=
 
 DEB_PACKAGES := cmake make gcc libc6-dev protobuf-c-compiler libprotobuf-c-dev libonnx-dev libonnx-testdata \
-                gcc-aarch64-linux-gnu clang libclang-rt-dev
+                gcc-aarch64-linux-gnu clang libclang-rt-dev python3-venv
+# only for exporting models (make models, bench/models.sh): PyTorch runs under /usr/bin/python3
+MODEL_DEB_PACKAGES := python3-torch python3-torchvision python3-onnx
 
-.PHONY: all setup build run test check-asan clean
+.PHONY: all setup setup-models build run test venv models bench-models check-asan clean
 
 all: build
 
@@ -43,8 +48,22 @@ build: setup $(BUILD)/CMakeCache.txt
 run: build
 	./$(BUILD)/cairn run demo
 
+# the model tests skip (not fail) when the venv cannot be made, e.g. offline
 test: build
+	@sh models/venv.sh $(BUILD)/venv || echo "test: no venv; the model_ort_* tests will be skipped"
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
+
+venv: setup
+	sh models/venv.sh $(BUILD)/venv
+
+setup-models:
+	@$(MAKE) --no-print-directory setup DEB_PACKAGES="$(MODEL_DEB_PACKAGES)"
+
+models: setup-models
+	/usr/bin/python3 models/export.py $(BUILD)/models bench --if-missing
+
+bench-models: build venv setup-models
+	BUILD=$(BUILD) sh bench/models.sh
 
 check-asan: setup
 	cmake -S . -B $(ASAN_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCAIRN_SANITIZE=ON \

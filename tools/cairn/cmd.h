@@ -18,6 +18,8 @@ int profile_cli(int argc, char **argv, FILE *out, FILE *err);
 int cmd_conformance(int argc, char **argv);
 int cmd_calibrate(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
+/* bench_model.c: the `model` target of cairn bench */
+int bench_model(int argc, char **argv);
 
 /* cmd_calibrate.c: measures the peaks for each count in threads[] into m
  * (cpu, isa, date filled in); mem_bytes 0 skips the bandwidth loops.

@@ -878,6 +878,7 @@ typedef struct bench_target {
 
 static const bench_target_t targets[] = {
     {"gemm", bench_gemm, "f32 GEMM: GFLOP/s, fraction of peak, and OpenBLAS/BLIS/oneDNN (--peers)"},
+    {"model", bench_model, "one ONNX model: latency median/p90, peak RSS, and onnxruntime (--peers)"},
 };
 
 static void bench_usage(FILE *f)

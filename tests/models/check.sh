@@ -1,0 +1,14 @@
+#!/bin/sh
+# One model of tests/models against onnxruntime (a ctest; see check_ort.py):
+#   sh tests/models/check.sh BUILD_DIR CAIRN MODEL.onnx
+# Makes sure the build folder's venv exists first; exit 77 (skipped) only when it cannot be
+# created, e.g. without python3-venv or the package index.
+set -u
+build=$1 cairn=$2 model=$3
+here=$(cd "$(dirname "$0")" && pwd)
+if ! sh "$here/../../models/venv.sh" "$build/venv"; then
+  echo "SKIPPED: the virtual environment $build/venv with onnxruntime could not be created" >&2
+  exit 77
+fi
+name=$(basename "$model" .onnx)
+exec "$build/venv/bin/python" "$here/check_ort.py" "$cairn" "$model" "$build/models_check/$name"
