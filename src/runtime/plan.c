@@ -4,6 +4,8 @@
 #include "base/alloc.h"
 #include "base/clock.h"
 #include "base/dtype.h"
+#include "ir/ops/fused.h"
+#include "kernels/gemm/gemm.h"
 #include "profile/profile.h"
 
 #include <stdio.h>
@@ -512,6 +514,29 @@ cairn_status_t plan_run(plan_t *p, const void *const *in_data, void **out_data, 
 
 /* What the profiler shows for each step: its node, the source-model nodes
  * it covers, the kernel variant and the cost model's FLOPs and bytes. */
+void plan_step_kernel(const plan_step_t *st, char *buf, size_t cap)
+{
+    const ir_node_t *n = st->n;
+    int f32 = st->n_in > 0 && st->in[0].dtype == CAIRN_F32;
+    if (n->op == IR_OP_FusedMatMul) {
+        static const char *const acts[] = {"", "+relu", "+gelu_erf", "+gelu_tanh", "+silu",
+                                           "+sigmoid", "+clip"};
+        int64_t a = ir_attr_i(n, FUSED_MM_ACTIVATION);
+        snprintf(buf, cap, "gemm %s%s, epilogue:%s%s%s%s",
+                 gemm_f32_variant_name(), ir_attr_i(n, FUSED_MM_PACKED) ? " packed-B" : "",
+                 st->n_in > 2 && n->inputs[2] >= 0 ? " bias" : "",
+                 a > 0 && a <= GEMM_ACT_CLIP ? acts[a] : "",
+                 st->n_in > 3 && n->inputs[3] >= 0 ? " +residual" : "",
+                 (st->n_in > 2 && n->inputs[2] >= 0) || a > 0 || (st->n_in > 3 && n->inputs[3] >= 0)
+                     ? ""
+                     : " none");
+    } else if ((n->op == IR_OP_MatMul || n->op == IR_OP_Gemm) && f32) {
+        snprintf(buf, cap, "gemm %s", gemm_f32_variant_name());
+    } else {
+        snprintf(buf, cap, "ref");
+    }
+}
+
 static void describe_steps(const plan_t *p, profile_t *prof)
 {
     for (int si = 0; si < p->n_steps; si++) {
@@ -520,8 +545,7 @@ static void describe_steps(const plan_t *p, profile_t *prof)
         profile_step_t *ps = &prof->steps[si];
         snprintf(ps->name, sizeof ps->name, "%s", st->n->name ? st->n->name : "");
         snprintf(ps->op, sizeof ps->op, "%s", d->name);
-        /* TODO(kernels): the variant chosen once kernels have more than one */
-        snprintf(ps->kernel, sizeof ps->kernel, "ref");
+        plan_step_kernel(st, ps->kernel, sizeof ps->kernel);
         size_t u = 0;
         ps->sources[0] = 0;
         for (int k = 0; k < st->n->n_sources && u < sizeof ps->sources; k++)

@@ -92,4 +92,9 @@ struct profile;
 cairn_status_t plan_run_profiled(plan_t *p, const void *const *in_data, void **out_data,
                                  const kctx_t *k, struct profile *prof);
 
+/* Names the kernel a step runs, e.g. "gemm avx512_14x32 packed-B, epilogue:
+ * bias +gelu_erf", or "ref" for a reference kernel. For --explain and the
+ * profiler; ops that gain fast variants say so here. */
+void plan_step_kernel(const plan_step_t *st, char *buf, size_t cap);
+
 #endif

@@ -355,24 +355,7 @@ cairn_status_t cairn_session_step_info(const cairn_session_t *s, int i, cairn_st
     out->flops = st->cost.flops;
     out->bytes = st->cost.bytes;
     out->ws_bytes = st->ws_bytes;
-    int f32 = st->n_in > 0 && st->in[0].dtype == CAIRN_F32;
-    if (n->op == IR_OP_FusedMatMul) {
-        static const char *const acts[] = {"", "+relu", "+gelu_erf", "+gelu_tanh", "+silu",
-                                           "+sigmoid", "+clip"};
-        int64_t a = ir_attr_i(n, FUSED_MM_ACTIVATION);
-        snprintf(out->kernel, sizeof out->kernel, "gemm %s%s, epilogue:%s%s%s%s",
-                 gemm_f32_variant_name(), ir_attr_i(n, FUSED_MM_PACKED) ? " packed-B" : "",
-                 st->n_in > 2 && n->inputs[2] >= 0 ? " bias" : "",
-                 a > 0 && a <= GEMM_ACT_CLIP ? acts[a] : "",
-                 st->n_in > 3 && n->inputs[3] >= 0 ? " +residual" : "",
-                 (st->n_in > 2 && n->inputs[2] >= 0) || a > 0 || (st->n_in > 3 && n->inputs[3] >= 0)
-                     ? ""
-                     : " none");
-    } else if ((n->op == IR_OP_MatMul || n->op == IR_OP_Gemm) && f32) {
-        snprintf(out->kernel, sizeof out->kernel, "gemm %s", gemm_f32_variant_name());
-    } else {
-        snprintf(out->kernel, sizeof out->kernel, "ref");
-    }
+    plan_step_kernel(st, out->kernel, sizeof out->kernel);
     return CAIRN_OK;
 }
 
