@@ -32,11 +32,13 @@ void KN(softmax_rows)(const float *x, float *y, int64_t rows, int64_t d, int lg)
                 s = V_ADD(s, VM(exp)(V_SUB(V_LOAD(xr + i), mv)));
             if (tail)
                 s = V_ADD(s, VM(exp)(V_SUB(V_LOADN(xr + dv, tail, -INFINITY), mv)));
-            const V sh = V_SET1(m + logf(V_HSUM(s)));
+            /* (x - max) - log(sum): x - max is exact for the large entries,
+             * where max + log(sum) would round at max's magnitude */
+            const V ls = V_SET1(logf(V_HSUM(s)));
             for (int64_t i = 0; i < dv; i += VLEN)
-                V_STORE(yr + i, V_SUB(V_LOAD(xr + i), sh));
+                V_STORE(yr + i, V_SUB(V_SUB(V_LOAD(xr + i), mv), ls));
             if (tail)
-                V_STOREN(yr + dv, tail, V_SUB(V_LOADN(xr + dv, tail, 0.0f), sh));
+                V_STOREN(yr + dv, tail, V_SUB(V_SUB(V_LOADN(xr + dv, tail, 0.0f), mv), ls));
         } else {
             for (int64_t i = 0; i < dv; i += VLEN) {
                 V e = VM(exp)(V_SUB(V_LOAD(xr + i), mv));
