@@ -10,6 +10,7 @@
 
 #include "base/dtype.h"
 #include "kernels/eltwise/eltwise.h"
+#include "kernels/eltwise/fast.h"
 
 #include <string.h>
 
@@ -213,7 +214,11 @@ static eltwise_binop_t binop_of(const ir_node_t *n)
 cairn_status_t op_eltwise_binary_exec(const ir_node_t *n, const ktensor_t *in, int n_in,
                                       ktensor_t *out, int n_out, void *ws, const kctx_t *k)
 {
-    (void)n_in, (void)n_out, (void)ws, (void)k;
+    (void)n_in, (void)n_out, (void)ws;
+    /* f32 Add/Sub/Mul/Div with full, scalar, row or column operands: the
+     * vectorised kernels; everything else: the reference */
+    if (eltwise_binary_f32_fast(NULL, binop_of(n), &in[0], &in[1], &out[0], k))
+        return CAIRN_OK;
     return eltwise_binary_ref(binop_of(n), &in[0], &in[1], &out[0]);
 }
 
@@ -292,7 +297,7 @@ static eltwise_unop_t unop_of(int op)
 cairn_status_t op_eltwise_unary_exec(const ir_node_t *n, const ktensor_t *in, int n_in,
                                      ktensor_t *out, int n_out, void *ws, const kctx_t *k)
 {
-    (void)n_out, (void)ws, (void)k;
+    (void)n_out, (void)ws;
     eltwise_params_t p = eltwise_params_default();
     switch (n->op) {
     case IR_OP_LeakyRelu:
@@ -325,6 +330,8 @@ cairn_status_t op_eltwise_unary_exec(const ir_node_t *n, const ktensor_t *in, in
         break;
     default: break;
     }
+    if (eltwise_unary_f32_fast(NULL, unop_of(n->op), &p, &in[0], &out[0], k))
+        return CAIRN_OK;
     return eltwise_unary_ref(unop_of(n->op), &p, &in[0], &out[0]);
 }
 

@@ -6,6 +6,7 @@
  * attributes into the kernel parameters of src/kernels/norm.
  */
 #include "ir/op_table.h"
+#include "kernels/norm/fast.h"
 #include "kernels/norm/norm.h"
 
 #include <math.h>
@@ -107,6 +108,8 @@ cairn_status_t op_norm_softmax_exec(const ir_node_t *n, const ktensor_t *in, int
 {
     int axis;
     BASE_TRY(ir_norm_axis(ir_attr_i(n, SOFTMAX_AXIS), in[0].rank, &axis));
+    if (knorm_softmax_f32_fast(NULL, &in[0], &out[0], axis, n->op == IR_OP_LogSoftmax, k))
+        return CAIRN_OK;
     return knorm_softmax(&in[0], &out[0], axis, n->op == IR_OP_LogSoftmax, k);
 }
 
@@ -210,6 +213,9 @@ cairn_status_t op_norm_layer_exec(const ir_node_t *n, const ktensor_t *in, int n
     knorm_layer_params_t p;
     BASE_TRY(ir_norm_axis(ir_attr_i(n, LAYER_AXIS), in[0].rank, &p.axis));
     p.epsilon = ir_attr_f(n, LAYER_EPSILON);
+    if (knorm_layernorm_f32_fast(NULL, &in[0], &in[1], n_in > 2 ? &in[2] : NULL, &out[0],
+                                 n_out > 1 ? &out[1] : NULL, n_out > 2 ? &out[2] : NULL, &p, k))
+        return CAIRN_OK;
     return knorm_layernorm(&in[0], &in[1], n_in > 2 ? &in[2] : NULL, &out[0],
                            n_out > 1 ? &out[1] : NULL, n_out > 2 ? &out[2] : NULL, &p, ws, k);
 }
