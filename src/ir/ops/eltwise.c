@@ -219,6 +219,13 @@ cairn_status_t op_eltwise_binary_exec(const ir_node_t *n, const ktensor_t *in, i
      * vectorised kernels; everything else: the reference */
     if (eltwise_binary_f32_fast(NULL, binop_of(n), &in[0], &in[1], &out[0], k))
         return CAIRN_OK;
+    /* f32 Pow by a scalar 2 (the variance in exported LayerNorms): x*x is
+     * exact where powf is only correctly rounded, and runs on the fast Mul */
+    if (n->op == IR_OP_Pow && in[0].dtype == CAIRN_F32 && in[1].dtype == CAIRN_F32 &&
+        kt_numel(&in[1]) == 1 && ((const float *)in[1].data)[0] == 2.0f &&
+        out[0].rank == in[0].rank && kt_numel(&out[0]) == kt_numel(&in[0]) &&
+        eltwise_binary_f32_fast(NULL, ELTWISE_MUL, &in[0], &in[0], &out[0], k))
+        return CAIRN_OK;
     return eltwise_binary_ref(binop_of(n), &in[0], &in[1], &out[0]);
 }
 
