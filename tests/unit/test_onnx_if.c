@@ -357,8 +357,8 @@ static void test_outer_values(void)
 }
 
 /* then_branch holds an If on an outer initializer, whose else branch holds
- * an If on a Constant of the middle branch. */
-static void test_nested(void)
+ * an If on a Constant of the middle branch: y = relu(2x). */
+static Onnx__GraphProto *nested_model(void)
 {
     Onnx__GraphProto *g = main_graph();
     Onnx__GraphProto *outer_t = graph_new("ot"), *outer_e = graph_new("oe");
@@ -383,39 +383,21 @@ static void test_nested(void)
     add_init(g, bool_scalar("c1", 1));
     add_init(g, bool_scalar("c2", 0));
     add_if(g, "If_3", "c1", "y", outer_t, outer_e);
+    return g;
+}
+
+static void test_nested(void)
+{
     cairn_graph_t *cg = NULL;
-    CHECK_OK(load(g, &cg));
+    CHECK_OK(load(nested_model(), &cg));
     if (cg) {
         const char *src[] = {"If_3/then/mid/else/inner/then/Mul_1", "If_3/then/mid/else/inner",
                              "If_3/then/mid", "If_3", NULL};
         CHECK(has_node(cg, "If_3/then/mid/else/inner/then/Mul_1", src));
         cairn_graph_destroy(cg);
     }
-    /* the same again (load frees the protos), run: relu(2x) */
-    g = main_graph();
-    outer_t = graph_new("ot"), outer_e = graph_new("oe");
-    mid_t = graph_new("mt"), mid_e = graph_new("me");
-    in_t = graph_new("it"), in_e = graph_new("ie");
-    add_node(outer_e, "Neg", "n", "x", NULL, "oe_y");
-    add_output(outer_e, "oe_y");
-    add_node(mid_t, "Neg", "n", "x", NULL, "mt_y");
-    add_output(mid_t, "mt_y");
-    add_constant(mid_e, "C", "c3", bool_scalar("", 1));
-    add_init(in_t, tensor("two", CAIRN_F32, two, 3, 4));
-    add_node(in_t, "Mul", "Mul_1", "x", "two", "it_y");
-    add_output(in_t, "it_y");
-    add_node(in_e, "Abs", "a", "x", NULL, "ie_y");
-    add_output(in_e, "ie_y");
-    add_if(mid_e, "inner", "c3", "me_y", in_t, in_e);
-    add_output(mid_e, "me_y");
-    add_if(outer_t, "mid", "c2", "ot_y", mid_t, mid_e);
-    add_node(outer_t, "Relu", "relu", "ot_y", NULL, "ot_z");
-    add_output(outer_t, "ot_z");
-    add_init(g, bool_scalar("c1", 1));
-    add_init(g, bool_scalar("c2", 0));
-    add_if(g, "If_3", "c1", "y", outer_t, outer_e);
     const double want[3] = {2, 0, 6};
-    load_run_check(g, want, "nested");
+    load_run_check(nested_model(), want, "nested");
 }
 
 /* Missing ops are found in the chosen branch (not in the other one) when
