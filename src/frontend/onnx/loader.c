@@ -121,6 +121,21 @@ static void nm_free(namemap_t *m)
 
 /* ---- loader state ----------------------------------------------------- */
 
+/* The names of an If branch being inlined. ONNX subgraphs read outer values
+ * by name, so a lookup walks out through the enclosing scopes to the main
+ * graph. Values the branch defines get IR names under `prefix` (cairn value
+ * names are unique graph-wide), except a value that is a branch output: it
+ * takes the If output's name directly, so no Identity is needed for it. */
+typedef struct ld_scope {
+    namemap_t map;              /* ONNX name in the branch -> value id */
+    namemap_t outs;             /* branch output name -> If output index */
+    char **out_ir;              /* per If output: its IR name (NULL: unnamed) */
+    char *prefix;               /* "<If node>/then" or "<If node>/else" */
+    struct ld_scope *parent;
+} ld_scope_t;
+
+#define LD_MAX_DEPTH 32 /* nested If branches inlined */
+
 typedef struct ld {
     cairn_graph_t *g;
     ir_graph_t *ir;
@@ -135,6 +150,8 @@ typedef struct ld {
     /* the ONNX node being mapped */
     const char *node_name;
     const char *op_type;
+    ld_scope_t *sub;   /* the innermost branch being inlined, or NULL */
+    int depth;
 } ld_t;
 
 static cairn_status_t oom(void) { return base_error(CAIRN_ERR_OUT_OF_MEMORY, "out of memory"); }
@@ -148,10 +165,39 @@ static const char *ld_gen_name(ld_t *L, char *buf, size_t cap, const char *what)
     return buf;
 }
 
+/* A value by ONNX name, seen from the current scope; -1 if none. */
+static int ld_lookup(const ld_t *L, const char *name)
+{
+    for (const ld_scope_t *sc = L->sub; sc; sc = sc->parent) {
+        int id = nm_get(&sc->map, name);
+        if (id >= 0)
+            return id;
+    }
+    return nm_get(&L->names, name);
+}
+
+/* Binds an ONNX name in the current scope; 0 on out of memory. */
+static int ld_bind(ld_t *L, const char *name, int id)
+{
+    return nm_put(L->sub ? &L->sub->map : &L->names, name, id);
+}
+
+/* The IR name for a value the current scope defines under ONNX name `key`. */
+static const char *ld_ir_name(const ld_t *L, const char *key, char *buf, size_t cap)
+{
+    if (!L->sub)
+        return key;
+    int k = nm_get(&L->sub->outs, key);
+    if (k >= 0 && L->sub->out_ir[k])
+        return L->sub->out_ir[k];
+    snprintf(buf, cap, "%s/%s", L->sub->prefix, key);
+    return buf;
+}
+
 /* Looks a value up by name for the current node's input `i`. */
 static cairn_status_t ld_value(ld_t *L, const char *name, int i, int *out)
 {
-    int id = nm_get(&L->names, name);
+    int id = ld_lookup(L, name);
     if (id < 0)
         return base_error(CAIRN_ERR_GRAPH,
                           "node '%s' (%s): input %d '%s' is not produced by any node, "
@@ -171,13 +217,18 @@ static cairn_status_t ld_node(ld_t *L, const char *op, const int *in, int n_in,
                               const char *const *out_names)
 {
     char nbuf[512], gen[LD_MAX_IO][512];
-    const char *names[LD_MAX_IO];
+    const char *names[LD_MAX_IO], *keys[LD_MAX_IO];
     if (n_out > LD_MAX_IO)
         return base_error(CAIRN_ERR_UNSUPPORTED, "node '%s' (%s): more than %d outputs",
                           L->node_name, L->op_type, LD_MAX_IO);
-    for (int o = 0; o < n_out; o++)
-        names[o] = out_names && out_names[o] ? out_names[o]
-                                             : ld_gen_name(L, gen[o], sizeof gen[o], op);
+    for (int o = 0; o < n_out; o++) {
+        if (out_names && out_names[o]) {
+            keys[o] = out_names[o];
+            names[o] = ld_ir_name(L, keys[o], gen[o], sizeof gen[o]);
+        } else {
+            keys[o] = names[o] = ld_gen_name(L, gen[o], sizeof gen[o], op);
+        }
+    }
     const char *nname = L->node_name;
     if (strcmp(op, L->op_type))
         nname = ld_gen_name(L, nbuf, sizeof nbuf, op);
@@ -186,7 +237,7 @@ static cairn_status_t ld_node(ld_t *L, const char *op, const int *in, int n_in,
     if (s != CAIRN_OK)
         return s;
     for (int o = 0; o < n_out; o++)
-        if (!nm_put(&L->names, names[o], outs[o]))
+        if (!ld_bind(L, keys[o], outs[o]))
             return oom();
     return CAIRN_OK;
 }
@@ -195,10 +246,10 @@ static cairn_status_t ld_node(ld_t *L, const char *op, const int *in, int n_in,
 static cairn_status_t ld_const(ld_t *L, const char *name, const cairn_tensor_t *t, int *out)
 {
     char buf[512];
-    if (!name)
-        name = ld_gen_name(L, buf, sizeof buf, "const");
-    BASE_TRY(cairn_graph_add_constant(L->g, name, t, out));
-    if (!nm_put(&L->names, name, *out))
+    const char *ir_name = name ? ld_ir_name(L, name, buf, sizeof buf)
+                               : (name = ld_gen_name(L, buf, sizeof buf, "const"));
+    BASE_TRY(cairn_graph_add_constant(L->g, ir_name, t, out));
+    if (!ld_bind(L, name, *out))
         return oom();
     return CAIRN_OK;
 }
@@ -787,6 +838,7 @@ static int is_legacy_binary(const char *op)
 static const char *op_support(const char *op, int64_t v)
 {
     if (!strcmp(op, "Constant") || !strcmp(op, "Dropout") || !strcmp(op, "PRelu") ||
+        !strcmp(op, "If") ||
         !strcmp(op, "CastLike") || !strcmp(op, "Scatter"))
         return NULL;
     if (!strcmp(op, "Tile") && v < 6)
@@ -806,12 +858,19 @@ static const char *op_support(const char *op, int64_t v)
     return NULL;
 }
 
+static cairn_status_t map_if(ld_t *L, const Onnx__NodeProto *nd, const ld_io_t *io);
+static cairn_status_t check_support(ld_t *L, const Onnx__GraphProto *gp);
+static char **node_names(const Onnx__GraphProto *gp);
+static cairn_status_t sort_nodes(ld_t *L, const Onnx__GraphProto *gp, char **names,
+                                 size_t **order_out);
+
 static cairn_status_t map_node(ld_t *L, const Onnx__NodeProto *nd)
 {
     ld_io_t io;
     ld_attrs_t *A = malloc(sizeof *A);
     if (!A)
         return oom();
+    memset(A, 0, sizeof *A); /* attrs_free is safe even if attrs_load never ran */
     memset(&io, 0, sizeof io);
     cairn_status_t s = CAIRN_OK;
     const char *op = L->op_type;
@@ -839,6 +898,10 @@ static cairn_status_t map_node(ld_t *L, const Onnx__NodeProto *nd)
     while (io.n_out > 1 && !io.out_names[io.n_out - 1])
         io.n_out--;
 
+    if (!strcmp(op, "If")) { /* GRAPH attributes, which attrs_load refuses */
+        s = map_if(L, nd, &io);
+        goto done;
+    }
     if ((s = attrs_load(L, nd, A)) != CAIRN_OK)
         goto done;
     attrs_remove(A, "consumed_inputs"); /* a legacy in-place hint */
@@ -932,75 +995,212 @@ static cairn_status_t read_opsets(ld_t *L, const Onnx__ModelProto *m)
     return CAIRN_OK;
 }
 
-/* Everything cairn lacks, in one message: non-default domains first, then
- * (op, opset) pairs with the nodes that use them. */
+/* One node cairn cannot run, for check_support's message. */
+typedef struct sup_item {
+    const char *op, *dom, *why;
+    char *name; /* owned; a branch node is "<If node>/then/<node>" */
+} sup_item_t;
+
+typedef struct sup_list {
+    sup_item_t *v;
+    size_t n, cap;
+} sup_list_t;
+
+static int sup_add(sup_list_t *S, const char *op, const char *dom, const char *why,
+                   const char *prefix, const char *name)
+{
+    if (S->n == S->cap) {
+        size_t nc = S->cap ? S->cap * 2 : 16;
+        sup_item_t *nv = realloc(S->v, nc * sizeof *nv);
+        if (!nv)
+            return 0;
+        S->v = nv, S->cap = nc;
+    }
+    size_t len = (prefix ? strlen(prefix) + 1 : 0) + strlen(name) + 1;
+    char *nm = malloc(len);
+    if (!nm)
+        return 0;
+    snprintf(nm, len, "%s%s%s", prefix ? prefix : "", prefix ? "/" : "", name);
+    S->v[S->n++] = (sup_item_t){op, dom, why, nm};
+    return 1;
+}
+
+/* Reads a one-element bool TensorProto: 0 or 1, or -1 when it is not one. */
+static int prescan_bool(const ld_t *L, const Onnx__TensorProto *tp)
+{
+    cairn_tensor_t t;
+    if (!tp || onnx_tensor_decode(tp, L->label, L->dir, &t) != CAIRN_OK)
+        return -1;
+    int v = t.dtype == CAIRN_BOOL && cairn_tensor_numel(&t) == 1 ? *(const uint8_t *)t.data != 0
+                                                                  : -1;
+    free(t.data);
+    return v;
+}
+
+/* What an If condition is before anything is built, looked up through the
+ * enclosing graphs (chain[depth-1] innermost): 1 or 0 when it is a bool
+ * initializer or Constant node, -2 when it is an input of the main graph
+ * (never constant), -1 when only building can tell (e.g. a bound input, or a
+ * node's output). */
+static int prescan_cond(const ld_t *L, const Onnx__GraphProto *const *chain, int depth,
+                        const char *name)
+{
+    for (int d = depth - 1; d >= 0; d--) {
+        const Onnx__GraphProto *gp = chain[d];
+        for (size_t i = 0; i < gp->n_initializer; i++)
+            if (gp->initializer[i]->name && !strcmp(gp->initializer[i]->name, name))
+                return prescan_bool(L, gp->initializer[i]);
+        for (size_t i = 0; i < gp->n_node; i++) {
+            const Onnx__NodeProto *nd = gp->node[i];
+            for (size_t o = 0; o < nd->n_output; o++) {
+                if (!nd->output[o] || strcmp(nd->output[o], name))
+                    continue;
+                if (nd->op_type && !strcmp(nd->op_type, "Constant") && nd->n_attribute == 1 &&
+                    nd->attribute[0]->name && !strcmp(nd->attribute[0]->name, "value"))
+                    return prescan_bool(L, nd->attribute[0]->t);
+                return -1;
+            }
+        }
+        for (size_t i = 0; i < gp->n_input; i++) {
+            if (!gp->input[i]->name || strcmp(gp->input[i]->name, name))
+                continue;
+            if (d > 0 || L->sub)
+                return -1; /* a branch input names an outer value */
+            for (int b = 0; b < L->n_bound; b++)
+                if (!strcmp(L->bound[b].name, name))
+                    return -1;
+            return -2;
+        }
+    }
+    return -1;
+}
+
+/* The branch attribute `name` of an If node, or NULL. */
+static const Onnx__GraphProto *if_branch(const Onnx__NodeProto *nd, const char *name)
+{
+    for (size_t a = 0; a < nd->n_attribute; a++)
+        if (nd->attribute[a] && nd->attribute[a]->name &&
+            !strcmp(nd->attribute[a]->name, name))
+            return nd->attribute[a]->g;
+    return NULL;
+}
+
+static const char if_dynamic_why[] =
+    "the condition must be a constant (an initializer or a Constant node) so that cairn can "
+    "inline one branch; here it is a graph input";
+
+/* Collects the nodes of chain[depth-1] that cairn cannot run; for an If
+ * whose condition is known already, the chosen branch's nodes too. */
+static int sup_collect(const ld_t *L, const Onnx__GraphProto **chain, int depth,
+                       const char *prefix, sup_list_t *S)
+{
+    const Onnx__GraphProto *gp = chain[depth - 1];
+    for (size_t i = 0; i < gp->n_node; i++) {
+        const Onnx__NodeProto *nd = gp->node[i];
+        const char *dom = nd->domain ? nd->domain : "";
+        char gen[600];
+        snprintf(gen, sizeof gen, "%.500s_%zu", nd->op_type, i);
+        const char *name = str_or(nd->name, gen);
+        if (dom[0] && strcmp(dom, "ai.onnx")) {
+            if (!sup_add(S, nd->op_type, dom, NULL, prefix, name))
+                return 0;
+            continue;
+        }
+        if (strcmp(nd->op_type, "If")) {
+            const char *why = op_support(nd->op_type, L->opset);
+            if (why && !sup_add(S, nd->op_type, "", why, prefix, name))
+                return 0;
+            continue;
+        }
+        int c = nd->n_input >= 1 && nd->input[0] && nd->input[0][0]
+                    ? prescan_cond(L, chain, depth, nd->input[0])
+                    : -1;
+        if (c == -2 && !sup_add(S, nd->op_type, "", if_dynamic_why, prefix, name))
+            return 0;
+        const char *bn = c == 1 ? "then_branch" : "else_branch";
+        const Onnx__GraphProto *br = c >= 0 ? if_branch(nd, bn) : NULL;
+        if (br && depth < LD_MAX_DEPTH) { /* malformed or too deep: building says so */
+            size_t len = (prefix ? strlen(prefix) + 1 : 0) + strlen(name) + 6;
+            char *sub = malloc(len);
+            if (!sub)
+                return 0;
+            snprintf(sub, len, "%s%s%s/%s", prefix ? prefix : "", prefix ? "/" : "", name,
+                     c ? "then" : "else");
+            chain[depth] = br;
+            int ok = sup_collect(L, chain, depth + 1, sub, S);
+            free(sub);
+            if (!ok)
+                return 0;
+        }
+    }
+    return 1;
+}
+
+static int str_eq0(const char *a, const char *b) { return a == b || (a && b && !strcmp(a, b)); }
+
+/* Everything cairn lacks, in one message: (op, opset) pairs or foreign
+ * domains with the nodes that use them, including the nodes of If branches
+ * whose condition is a constant (the branch that will be inlined). */
 static cairn_status_t check_support(ld_t *L, const Onnx__GraphProto *gp)
 {
+    const Onnx__GraphProto *chain[LD_MAX_DEPTH + 1] = {gp};
+    sup_list_t S = {0};
     size_t cap = 1024, len = 0;
     char *msg = malloc(cap);
-    if (!msg)
-        return oom();
-    msg[0] = 0;
-    int n_missing = 0;
-    char *seen = calloc(gp->n_node ? gp->n_node : 1, 1);
-    if (!seen) {
-        free(msg);
-        return oom();
-    }
+    char *seen = NULL;
+    int ok = msg && sup_collect(L, chain, 1, NULL, &S);
+    if (ok)
+        seen = calloc(S.n ? S.n : 1, 1);
+    ok = ok && seen;
+    if (ok)
+        msg[0] = 0;
 #define APPEND(...)                                                          \
     do {                                                                     \
         int need_ = snprintf(NULL, 0, __VA_ARGS__);                          \
-        if (need_ > 0 && len + (size_t)need_ + 1 > cap) {                    \
+        if (ok && need_ > 0 && len + (size_t)need_ + 1 > cap) {              \
             size_t nc_ = (len + (size_t)need_ + 1) * 2;                      \
             char *nm_ = realloc(msg, nc_);                                   \
-            if (!nm_) {                                                      \
-                free(msg), free(seen);                                       \
-                return oom();                                                \
-            }                                                                \
-            msg = nm_, cap = nc_;                                            \
+            ok = nm_ != NULL;                                                \
+            if (ok)                                                          \
+                msg = nm_, cap = nc_;                                        \
         }                                                                    \
-        if (need_ > 0)                                                       \
+        if (ok && need_ > 0)                                                 \
             len += (size_t)snprintf(msg + len, cap - len, __VA_ARGS__);      \
     } while (0)
-    for (size_t i = 0; i < gp->n_node; i++) {
+    int n_missing = 0;
+    for (size_t i = 0; ok && i < S.n; i++) {
         if (seen[i])
             continue;
-        const Onnx__NodeProto *nd = gp->node[i];
-        const char *dom = nd->domain ? nd->domain : "";
-        const char *why = NULL;
-        int is_dom = dom[0] && strcmp(dom, "ai.onnx");
-        if (!is_dom)
-            why = op_support(nd->op_type, L->opset);
-        if (!is_dom && !why)
-            continue;
+        const sup_item_t *it = &S.v[i];
         n_missing++;
-        if (is_dom)
+        if (!it->why)
             APPEND("\n  %s (domain '%s'): cairn supports only the default ONNX domain; nodes:",
-                   nd->op_type, dom);
+                   it->op, it->dom);
         else
-            APPEND("\n  %s-%lld (%s); nodes:", nd->op_type, (long long)L->opset, why);
+            APPEND("\n  %s-%lld (%s); nodes:", it->op, (long long)L->opset, it->why);
         int shown = 0;
-        for (size_t j = i; j < gp->n_node; j++) {
-            const Onnx__NodeProto *o = gp->node[j];
-            const char *d2 = o->domain ? o->domain : "";
-            if (strcmp(o->op_type, nd->op_type) || strcmp(d2, dom))
+        for (size_t j = i; j < S.n; j++) {
+            const sup_item_t *o = &S.v[j];
+            if (strcmp(o->op, it->op) || strcmp(o->dom, it->dom) || !str_eq0(o->why, it->why))
                 continue;
             seen[j] = 1;
-            if (shown++ < 8) {
-                char gen[64];
-                snprintf(gen, sizeof gen, "%s_%zu", o->op_type, j);
-                APPEND(" '%s'", str_or(o->name, gen));
-            } else if (shown == 9) {
+            if (shown++ < 8)
+                APPEND(" '%s'", o->name);
+            else if (shown == 9)
                 APPEND(" ...");
-            }
         }
     }
 #undef APPEND
-    free(seen);
     cairn_status_t s = CAIRN_OK;
-    if (n_missing)
+    if (!ok)
+        s = oom();
+    else if (n_missing)
         s = base_error(CAIRN_ERR_UNSUPPORTED, "'%s': %d op%s cairn cannot run (opset %lld):%s",
                        L->label, n_missing, n_missing == 1 ? "" : "s", (long long)L->opset, msg);
+    for (size_t i = 0; i < S.n; i++)
+        free(S.v[i].name);
+    free(S.v);
+    free(seen);
     free(msg);
     return s;
 }
@@ -1028,6 +1228,48 @@ static char **node_names(const Onnx__GraphProto *gp)
         strcpy(names[i], src);
     }
     return names;
+}
+
+/* One producer -> consumer edge of sort_nodes: counted in pass 0, stored
+ * in pass 1. */
+static void sort_edge(size_t p, size_t i, int pass, size_t *first, int *indeg, size_t *edges,
+                      size_t *fill)
+{
+    if (pass == 0) {
+        first[p + 1]++;
+        indeg[i]++;
+    } else {
+        edges[first[p] + fill[p]++] = i;
+    }
+}
+
+/* The subgraphs of node i (If branches, at any depth) read outer values by
+ * name, not through the node's inputs; their producers must come first. */
+static void sort_sub_edges(const Onnx__NodeProto *nd, const namemap_t *defined, size_t i,
+                           int pass, size_t *first, int *indeg, size_t *edges, size_t *fill,
+                           int depth)
+{
+    if (depth > LD_MAX_DEPTH)
+        return; /* inlining refuses such depth anyway */
+    for (size_t a = 0; a < nd->n_attribute; a++) {
+        const Onnx__AttributeProto *at = nd->attribute[a];
+        size_t ng = at ? at->n_graphs + (at->g != NULL) : 0;
+        for (size_t k = 0; k < ng; k++) {
+            const Onnx__GraphProto *sg = k < at->n_graphs ? at->graphs[k] : at->g;
+            for (size_t j = 0; sg && j < sg->n_node + sg->n_output; j++) {
+                const Onnx__NodeProto *sn = j < sg->n_node ? sg->node[j] : NULL;
+                size_t n_names = sn ? sn->n_input : 1;
+                for (size_t q = 0; q < n_names; q++) {
+                    const char *nm = sn ? sn->input[q] : sg->output[j - sg->n_node]->name;
+                    int p = nm && nm[0] ? nm_get(defined, nm) : -1;
+                    if (p >= 0 && (size_t)p != i)
+                        sort_edge((size_t)p, i, pass, first, indeg, edges, fill);
+                }
+                if (sn)
+                    sort_sub_edges(sn, defined, i, pass, first, indeg, edges, fill, depth + 1);
+            }
+        }
+    }
 }
 
 /* Basic well-formedness of each node and the topological order. Every value
@@ -1132,6 +1374,8 @@ static cairn_status_t sort_nodes(ld_t *L, const Onnx__GraphProto *gp, char **nam
                 if (!nm || !nm[0])
                     continue;
                 int p = nm_get(&defined, nm);
+                if (p == -1 && L->sub && ld_lookup(L, nm) >= 0)
+                    continue; /* a branch reading an outer value */
                 if (p == -1) {
                     free(fill);
                     s = base_error(CAIRN_ERR_GRAPH, "node '%s' (%s): input %zu '%s' is not "
@@ -1141,13 +1385,9 @@ static cairn_status_t sort_nodes(ld_t *L, const Onnx__GraphProto *gp, char **nam
                 }
                 if (p < 0)
                     continue;
-                if (pass == 0) {
-                    first[p + 1]++;
-                    indeg[i]++;
-                } else {
-                    edges[first[p] + fill[p]++] = i;
-                }
+                sort_edge((size_t)p, i, pass, first, indeg, edges, fill);
             }
+            sort_sub_edges(nd, &defined, i, pass, first, indeg, edges, fill, 0);
         }
         free(fill);
     }
@@ -1187,6 +1427,189 @@ done:
     free(edges);
     nm_free(&defined);
     return s;
+}
+
+/* ---- If with a condition known when loading --------------------------- */
+
+/* Inlines `br` (the chosen branch of If node nd, whose outer-scope output
+ * names are nd->output) in a new scope: its initializers and Constant nodes
+ * become constants, its nodes are mapped like the main graph's (named
+ * "<If>/<tag>/<node>", with that name as a source; the caller adds the If's
+ * name), and its outputs, by position, become the If's outputs. */
+static cairn_status_t inline_branch(ld_t *L, const Onnx__NodeProto *nd,
+                                    const Onnx__GraphProto *br, const char *tag)
+{
+    const char *if_name = L->node_name;
+    if (L->depth >= LD_MAX_DEPTH)
+        return base_error(CAIRN_ERR_UNSUPPORTED, "node '%s' (If): Ifs nested more than %d deep "
+                          "are not supported", if_name, LD_MAX_DEPTH);
+    if (br->n_output != nd->n_output)
+        return base_error(CAIRN_ERR_GRAPH, "node '%s' (If): its %s_branch has %zu output%s but "
+                          "the node has %zu; they must match one to one", if_name, tag,
+                          br->n_output, br->n_output == 1 ? "" : "s", nd->n_output);
+    if (br->n_sparse_initializer)
+        return base_error(CAIRN_ERR_UNSUPPORTED, "node '%s' (If): sparse initializers in its "
+                          "%s_branch are not supported", if_name, tag);
+    for (size_t o = 0; o < br->n_output; o++)
+        if (!br->output[o]->name || !br->output[o]->name[0])
+            return base_error(CAIRN_ERR_GRAPH, "node '%s' (If): output %zu of its %s_branch has "
+                              "no name", if_name, o, tag);
+
+    ld_scope_t sc;
+    memset(&sc, 0, sizeof sc);
+    sc.parent = L->sub;
+    size_t plen = strlen(if_name) + strlen(tag) + 2;
+    char *label = malloc(strlen(L->label) + plen + 32);
+    sc.prefix = malloc(plen);
+    sc.out_ir = calloc(nd->n_output ? nd->n_output : 1, sizeof *sc.out_ir);
+    if (!label || !sc.prefix || !sc.out_ir) {
+        free(label), free(sc.prefix), free(sc.out_ir);
+        return oom();
+    }
+    snprintf(sc.prefix, plen, "%s/%s", if_name, tag);
+    sprintf(label, "%s: branch '%s'", L->label, sc.prefix);
+    cairn_status_t s = CAIRN_OK;
+    /* a value the branch defines and returns takes the If output's IR name */
+    for (size_t o = 0; s == CAIRN_OK && o < nd->n_output; o++) {
+        const char *on = nd->output[o];
+        if (!on || !on[0] || nm_get(&sc.outs, br->output[o]->name) >= 0)
+            continue;
+        char buf[512];
+        const char *irn = ld_ir_name(L, on, buf, sizeof buf);
+        sc.out_ir[o] = malloc(strlen(irn) + 1);
+        if (!sc.out_ir[o] || !nm_put(&sc.outs, br->output[o]->name, (int)o))
+            s = oom();
+        else
+            strcpy(sc.out_ir[o], irn);
+    }
+
+    const char *saved_label = L->label, *saved_op = L->op_type;
+    L->sub = &sc, L->label = label, L->depth++;
+    char **names = NULL;
+    size_t *order = NULL;
+    if (s == CAIRN_OK && !(names = node_names(br)))
+        s = oom();
+    if (s == CAIRN_OK)
+        s = sort_nodes(L, br, names, &order);
+    if (s == CAIRN_OK)
+        s = check_support(L, br);
+    /* If branches take no inputs; a listed one can only name an outer value */
+    for (size_t i = 0; s == CAIRN_OK && i < br->n_input; i++) {
+        const char *in = br->input[i]->name;
+        int id = in ? ld_lookup(L, in) : -1;
+        if (id < 0)
+            s = base_error(CAIRN_ERR_GRAPH, "node '%s' (If): its %s_branch has input '%s', "
+                           "which no enclosing graph defines (If branches take no inputs; "
+                           "they read outer values by name)", if_name, tag, in ? in : "");
+        else if (!ld_bind(L, in, id))
+            s = oom();
+    }
+    for (size_t i = 0; s == CAIRN_OK && i < br->n_initializer; i++) {
+        const Onnx__TensorProto *tp = br->initializer[i];
+        char lab[1200];
+        snprintf(lab, sizeof lab, "%s: initializer '%.500s'", label, tp->name);
+        cairn_tensor_t t;
+        if ((s = onnx_tensor_decode(tp, lab, L->dir, &t)) != CAIRN_OK)
+            break;
+        int id;
+        L->node_name = sc.prefix;
+        s = ld_const(L, tp->name, &t, &id);
+        free(t.data);
+    }
+    int first_node = L->ir->n_nodes;
+    for (size_t k = 0; s == CAIRN_OK && k < br->n_node; k++) {
+        size_t i = order[k];
+        char full[1200];
+        snprintf(full, sizeof full, "%s/%s", sc.prefix, names[i]);
+        L->node_name = full;
+        L->op_type = br->node[i]->op_type;
+        s = map_node(L, br->node[i]);
+        for (int j = first_node; j < L->ir->n_nodes && s == CAIRN_OK; j++)
+            s = ir_node_add_source(&L->ir->nodes[j], full);
+        first_node = L->ir->n_nodes;
+    }
+    int outs[LD_MAX_IO];
+    for (size_t o = 0; s == CAIRN_OK && o < br->n_output; o++) {
+        const char *bn = br->output[o]->name;
+        if (o >= LD_MAX_IO || (outs[o] = ld_lookup(L, bn)) < 0)
+            s = o >= LD_MAX_IO ? base_error(CAIRN_ERR_UNSUPPORTED, "node '%s' (If): more than "
+                                            "%d outputs", if_name, LD_MAX_IO)
+                               : base_error(CAIRN_ERR_GRAPH, "node '%s' (If): output '%s' of its "
+                                            "%s_branch is not produced by any node, initializer "
+                                            "or enclosing graph", if_name, bn, tag);
+    }
+    L->sub = sc.parent, L->label = saved_label, L->depth--;
+    L->node_name = if_name, L->op_type = saved_op;
+    /* outputs the branch did not produce under the If output's name (an outer
+     * value, a branch input, one value returned twice) get an Identity */
+    for (size_t o = 0; s == CAIRN_OK && o < nd->n_output; o++) {
+        const char *on = nd->output[o];
+        if (!on || !on[0])
+            continue;
+        if (sc.out_ir[o] && !strcmp(L->ir->values[outs[o]].name, sc.out_ir[o])) {
+            if (!ld_bind(L, on, outs[o]))
+                s = oom();
+        } else {
+            int y;
+            s = ld_node(L, "Identity", &outs[o], 1, NULL, 0, &y, 1, &on);
+        }
+    }
+    if (names)
+        for (size_t i = 0; i < br->n_node; i++)
+            free(names[i]);
+    free(names);
+    free(order);
+    for (size_t o = 0; o < nd->n_output; o++)
+        free(sc.out_ir[o]);
+    free(sc.out_ir);
+    free(sc.prefix);
+    free(label);
+    nm_free(&sc.map);
+    nm_free(&sc.outs);
+    return s;
+}
+
+/* If: the condition must be a constant when loading (an initializer, a
+ * Constant node, a bound input); the chosen branch is inlined. */
+static cairn_status_t map_if(ld_t *L, const Onnx__NodeProto *nd, const ld_io_t *io)
+{
+    const Onnx__GraphProto *br[2] = {NULL, NULL};
+    static const char *const bname[2] = {"else_branch", "then_branch"};
+    for (size_t a = 0; a < nd->n_attribute; a++) {
+        const Onnx__AttributeProto *p = nd->attribute[a];
+        int k = p && p->name ? (!strcmp(p->name, "then_branch") ? 1
+                                : !strcmp(p->name, "else_branch") ? 0 : -1)
+                             : -1;
+        if (k < 0)
+            return base_error(CAIRN_ERR_GRAPH, "node '%s' (If): unknown attribute '%s' (If has "
+                              "only then_branch and else_branch)", L->node_name,
+                              p && p->name ? p->name : "");
+        if (!p->g || (p->has_type && p->type != ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__GRAPH))
+            return base_error(CAIRN_ERR_GRAPH, "node '%s' (If): attribute '%s' must be a graph",
+                              L->node_name, p->name);
+        br[k] = p->g;
+    }
+    for (int k = 1; k >= 0; k--)
+        if (!br[k])
+            return base_error(CAIRN_ERR_GRAPH, "node '%s' (If): the '%s' attribute is missing "
+                              "(If needs both then_branch and else_branch graphs)",
+                              L->node_name, bname[k]);
+    if (nd->n_input != 1 || io->in[0] < 0)
+        return base_error(CAIRN_ERR_GRAPH, "node '%s' (If): needs exactly one input, the "
+                          "condition (has %zu)", L->node_name, nd->n_input);
+    const ir_value_t *c = &L->ir->values[io->in[0]];
+    if (c->kind != IR_VALUE_CONSTANT || !c->data)
+        return base_error(CAIRN_ERR_UNSUPPORTED, "node '%s' (If): the condition '%s' is not known "
+                          "when loading; cairn runs If only when the condition is a constant (an "
+                          "initializer or a Constant node), by inlining the chosen branch",
+                          L->node_name, nd->input[0]);
+    if (c->type.dtype != CAIRN_BOOL || ir_shape_numel(&c->type.shape) != 1)
+        return base_error(CAIRN_ERR_GRAPH, "node '%s' (If): the condition '%s' must be a bool "
+                          "tensor of one element (it is %s with %lld elements)", L->node_name,
+                          nd->input[0], cairn_dtype_name(c->type.dtype),
+                          (long long)ir_shape_numel(&c->type.shape));
+    int k = *(const uint8_t *)c->data != 0;
+    return inline_branch(L, nd, br[k], k ? "then" : "else");
 }
 
 /* Element type and shape of a graph input, from its ValueInfoProto. */
