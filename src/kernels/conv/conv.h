@@ -56,8 +56,9 @@ cairn_status_t conv_transpose_ref(const kctx_t *k, cairn_dtype_t t, const conv_p
  * The bias (per output channel), then post->act (with clip bounds), then
  * post->residual (a tensor of Y's shape, may be NULL) are applied as the
  * GEMM's epilogue. ws must hold conv_f32_workspace(p) bytes (64-byte
- * aligned); the kernel never allocates. Y must not alias X or W; the
- * residual may be Y itself. */
+ * aligned); the kernel never allocates. Y must not alias X, W or the
+ * residual (the GEMM's first K block overwrites Y before the epilogue
+ * reads the residual). */
 typedef struct conv_post {
     gemm_act_t act;
     float clip_lo, clip_hi;
