@@ -165,6 +165,9 @@ static const tcase_t cases[] = {
     {"3-D grouped strided", 3, 1, 4, 6, 2, {6, 5, 7}, {2, 3, 3}, {2, 1, 2}, {1, 2, 1}, {0, 1, 1}, {1, 1, 0}},
     {"k larger than rows", 2, 1, 2, 3, 1, {1, 4}, {3, 3}, {1, 1}, {1, 1}, {1, 1}, {1, 1}},
     {"deep", 2, 1, 64, 8, 1, {6, 5}, {3, 3}, {1, 1}, {1, 1}, {1, 1}, {1, 1}},
+    /* deep and wide: the im2col runs in several column chunks */
+    {"chunked", 2, 1, 256, 8, 1, {20, 30}, {3, 3}, {1, 1}, {1, 1}, {1, 1}, {1, 1}},
+    {"chunked stride 2", 2, 2, 128, 4, 1, {41, 45}, {3, 3}, {2, 2}, {1, 1}, {1, 1}, {1, 1}},
 };
 
 /* Conv through the public API (the plan gives the workspace): output

@@ -75,11 +75,13 @@ cairn_status_t conv_f32(const kctx_t *k, const conv_params_t *p, const float *X,
                         const float *B, const conv_post_t *post, float *Y, void *ws,
                         size_t ws_bytes);
 
-/* im2col for one image and group: col[(c*taps + t) * out_sz + o] =
- * x[c][o*stride - pad + t*dilation] (0 outside X), c < cg, x the first of
- * those cg channel planes. Rows [r0, r1) only (for splitting). */
-void conv_im2col_f32(const conv_params_t *p, const float *x, int64_t cg, float *col, int64_t r0,
-                     int64_t r1);
+/* im2col of output columns [j0, j1) for one image and group:
+ * col[(c*taps + t) * (j1 - j0) + o - j0] = x[c][o*stride - pad + t*dilation]
+ * (0 outside X), x the group's first channel plane. Rows (c*taps + t) in
+ * [r0, r1) only (for splitting). The GEMM path runs it a chunk of columns
+ * at a time, so the workspace holds C/group*taps x chunk floats. */
+void conv_im2col_f32(const conv_params_t *p, const float *x, float *col, int64_t r0, int64_t r1,
+                     int64_t j0, int64_t j1);
 
 /* Depthwise plane kernels (one (n, c) plane, 2-D geometry in dims 1 and 2
  * of p): y = post(bias + sum x * w). res is the plane's residual or NULL. */

@@ -16,6 +16,8 @@
 
 static int64_t sp_size(const int64_t *d) { return d[0] * d[1] * d[2]; }
 
+static int64_t conv_chunk_cols(int64_t K, int64_t out_sz);
+
 int conv_f32_is_depthwise(const conv_params_t *p)
 {
     return p->group > 1 && p->group == p->C && p->group == p->M && p->in[0] == 1 &&
@@ -35,7 +37,7 @@ size_t conv_f32_workspace(const conv_params_t *p)
     if (conv_f32_is_depthwise(p) || conv_f32_is_pointwise(p))
         return 0;
     int64_t rows = p->C / (p->group > 0 ? p->group : 1) * sp_size(p->kernel);
-    return (size_t)(rows * sp_size(p->out)) * sizeof(float);
+    return (size_t)(rows * conv_chunk_cols(rows, sp_size(p->out))) * sizeof(float);
 }
 
 /* The range [lo, hi) of outputs o in [0, n_out) whose input index
@@ -52,45 +54,67 @@ static void valid_range(int64_t n_out, int64_t n_in, int64_t s, int64_t off, int
     *lo = l, *hi = h;
 }
 
-void conv_im2col_f32(const conv_params_t *p, const float *x, int64_t cg, float *col, int64_t r0,
-                     int64_t r1)
+void conv_im2col_f32(const conv_params_t *p, const float *x, float *col, int64_t r0, int64_t r1,
+                     int64_t j0, int64_t j1)
 {
-    (void)cg;
-    const int64_t taps = sp_size(p->kernel), in_sz = sp_size(p->in), out_sz = sp_size(p->out);
-    const int64_t O0 = p->out[0], O1 = p->out[1], O2 = p->out[2];
+    const int64_t taps = sp_size(p->kernel), in_sz = sp_size(p->in);
+    const int64_t O1 = p->out[1], O2 = p->out[2], ld = j1 - j0;
     for (int64_t r = r0; r < r1; r++) {
         const int64_t c = r / taps, t = r % taps;
         const int64_t k2 = t % p->kernel[2], k1 = (t / p->kernel[2]) % p->kernel[1],
                       k0 = t / (p->kernel[2] * p->kernel[1]);
         const float *xc = x + c * in_sz;
-        float *dst = col + r * out_sz;
+        float *dst = col + r * ld - j0; /* dst[j] for output j */
         const int64_t off2 = k2 * p->dilation[2] - p->pad[2];
         int64_t lo2, hi2;
         valid_range(O2, p->in[2], p->stride[2], off2, &lo2, &hi2);
-        for (int64_t o0 = 0; o0 < O0; o0++) {
+        /* walk [j0, j1) one output row (fixed o0, o1) segment at a time */
+        for (int64_t j = j0; j < j1;) {
+            const int64_t row = j / O2, a = j % O2;
+            const int64_t b = j1 - row * O2 < O2 ? j1 - row * O2 : O2; /* segment [a, b) */
+            const int64_t o0 = row / O1, o1 = row % O1;
+            float *d = dst + row * O2;
             const int64_t i0 = o0 * p->stride[0] - p->pad[0] + k0 * p->dilation[0];
-            for (int64_t o1 = 0; o1 < O1; o1++, dst += O2) {
-                const int64_t i1 = o1 * p->stride[1] - p->pad[1] + k1 * p->dilation[1];
-                if (i0 < 0 || i0 >= p->in[0] || i1 < 0 || i1 >= p->in[1]) {
-                    memset(dst, 0, (size_t)O2 * sizeof(float));
-                    continue;
-                }
-                const float *xr = xc + (i0 * p->in[1] + i1) * p->in[2] + off2;
-                if (lo2 > 0)
-                    memset(dst, 0, (size_t)lo2 * sizeof(float));
-                if (p->stride[2] == 1) {
-                    if (hi2 > lo2)
-                        memcpy(dst + lo2, xr + lo2, (size_t)(hi2 - lo2) * sizeof(float));
-                } else {
-                    const int64_t s = p->stride[2];
-                    for (int64_t o2 = lo2; o2 < hi2; o2++)
-                        dst[o2] = xr[o2 * s];
-                }
-                if (hi2 < O2)
-                    memset(dst + hi2, 0, (size_t)(O2 - hi2) * sizeof(float));
+            const int64_t i1 = o1 * p->stride[1] - p->pad[1] + k1 * p->dilation[1];
+            j = row * O2 + b;
+            if (i0 < 0 || i0 >= p->in[0] || i1 < 0 || i1 >= p->in[1]) {
+                memset(d + a, 0, (size_t)(b - a) * sizeof(float));
+                continue;
             }
+            const float *xr = xc + (i0 * p->in[1] + i1) * p->in[2] + off2;
+            const int64_t lo = lo2 > a ? lo2 : a, hi = hi2 < b ? hi2 : b;
+            if (lo >= hi) {
+                memset(d + a, 0, (size_t)(b - a) * sizeof(float));
+                continue;
+            }
+            if (lo > a)
+                memset(d + a, 0, (size_t)(lo - a) * sizeof(float));
+            if (p->stride[2] == 1) {
+                memcpy(d + lo, xr + lo, (size_t)(hi - lo) * sizeof(float));
+            } else {
+                const int64_t st = p->stride[2];
+                for (int64_t o2 = lo; o2 < hi; o2++)
+                    d[o2] = xr[o2 * st];
+            }
+            if (hi < b)
+                memset(d + hi, 0, (size_t)(b - hi) * sizeof(float));
         }
     }
+}
+
+/* Output columns per im2col chunk: the chunk's K x nc block of col stays
+ * in (half) the L2 between im2col writing it and the GEMM packing it, so
+ * the expanded matrix never goes to memory. At least 256 columns, so the
+ * GEMM's packing of W is not repeated too often. */
+static int64_t conv_chunk_cols(int64_t K, int64_t out_sz)
+{
+    size_t l2 = base_cpu()->l2;
+    size_t budget = l2 ? l2 / 2 : (size_t)512 * 1024;
+    int64_t nc = (int64_t)(budget / ((size_t)(K > 0 ? K : 1) * sizeof(float)));
+    nc = nc / 32 * 32;
+    if (nc < 256)
+        nc = 256;
+    return nc < out_sz ? nc : out_sz;
 }
 
 /* ------------------------------ depthwise ------------------------------ */
@@ -201,15 +225,15 @@ static void dw_planes(void *ctx, size_t begin, size_t end, int worker)
 typedef struct i2c_job {
     const conv_params_t *p;
     const float *x;
-    int64_t cg;
     float *col;
+    int64_t j0, j1;
 } i2c_job_t;
 
 static void i2c_rows(void *ctx, size_t begin, size_t end, int worker)
 {
     (void)worker;
     const i2c_job_t *j = ctx;
-    conv_im2col_f32(j->p, j->x, j->cg, j->col, (int64_t)begin, (int64_t)end);
+    conv_im2col_f32(j->p, j->x, j->col, (int64_t)begin, (int64_t)end, j->j0, j->j1);
 }
 
 cairn_status_t conv_f32(const kctx_t *k, const conv_params_t *p, const float *X, const float *W,
@@ -250,27 +274,33 @@ cairn_status_t conv_f32(const kctx_t *k, const conv_params_t *p, const float *X,
         epi.clip_lo = post->clip_lo;
         epi.clip_hi = post->clip_hi;
     }
+    const int64_t nc = pointwise ? out_sz : conv_chunk_cols(K, out_sz);
     for (int64_t n = 0; n < p->N; n++)
         for (int64_t g = 0; g < p->group; g++) {
             const float *x = X + (n * p->C + g * cg) * in_sz;
-            const float *Bm = x;
-            if (!pointwise) {
-                i2c_job_t j = {p, x, cg, col};
-                base_pool_parallel_for_1d(K * out_sz < 65536 ? NULL : pool, (size_t)K, 4,
-                                          i2c_rows, &j);
-                Bm = col;
-            }
             const int64_t yoff = (n * p->M + g * mg) * out_sz;
             if (B) {
                 epi.bias_kind = GEMM_BIAS_ROW;
                 epi.bias = B + g * mg;
             }
-            if (post && post->residual) {
-                epi.residual = post->residual + yoff;
-                epi.ldr = out_sz;
+            for (int64_t j0 = 0; j0 < out_sz; j0 += nc) {
+                const int64_t j1 = j0 + nc < out_sz ? j0 + nc : out_sz;
+                const float *Bm = x + j0;
+                int64_t ldb = out_sz;
+                if (!pointwise) {
+                    i2c_job_t j = {p, x, col, j0, j1};
+                    base_pool_parallel_for_1d(K * (j1 - j0) < 65536 ? NULL : pool, (size_t)K, 4,
+                                              i2c_rows, &j);
+                    Bm = col;
+                    ldb = j1 - j0;
+                }
+                if (post && post->residual) {
+                    epi.residual = post->residual + yoff + j0;
+                    epi.ldr = out_sz;
+                }
+                gemm_f32_ex(k, 0, 0, mg, j1 - j0, K, 1.0f, W + g * mg * K, K, Bm, ldb, 0.0f,
+                            Y + yoff + j0, out_sz, &epi);
             }
-            gemm_f32_ex(k, 0, 0, mg, out_sz, K, 1.0f, W + g * mg * K, K, Bm, out_sz, 0.0f,
-                        Y + yoff, out_sz, &epi);
         }
     return CAIRN_OK;
 }
