@@ -38,6 +38,12 @@ cairn_status_t pass_dce(ir_graph_t *g, const pass_ctx_t *c);
 /* Canonicalisation of exported patterns: decomposed LayerNorm ->
  * LayerNormalization, erf/tanh GELU chains -> Gelu. */
 cairn_status_t pass_canonicalize(ir_graph_t *g, const pass_ctx_t *c);
+/* BatchNormalization folding: Conv(X, const W, [const B]) -> inference
+ * BatchNormalization with constant parameters becomes Conv(X, W', B'). */
+cairn_status_t pass_fold_bn(ir_graph_t *g, const pass_ctx_t *c);
+/* Conv epilogue fusion: Conv -> [Relu|Sigmoid|Clip] -> [Add residual]
+ * becomes one FusedConv. */
+cairn_status_t pass_fuse_conv(ir_graph_t *g, const pass_ctx_t *c);
 /* GEMM epilogue fusion: MatMul(X, const W) -> [Add bias] -> [activation]
  * -> [Add residual] becomes one FusedMatMul. */
 cairn_status_t pass_fuse_gemm(ir_graph_t *g, const pass_ctx_t *c);

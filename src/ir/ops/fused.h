@@ -18,4 +18,9 @@ enum {
     FUSED_MM_N
 };
 
+/* FusedConv attribute slots (schema op_linalg_fusedconv_attrs): Conv's
+ * six (auto_pad, dilations, group, kernel_shape, pads, strides), then the
+ * epilogue: "activation" a gemm_act_t, clip bounds. */
+enum { FUSED_CONV_ACTIVATION = 6, FUSED_CONV_CLIP_MIN, FUSED_CONV_CLIP_MAX };
+
 #endif

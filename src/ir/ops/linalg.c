@@ -9,6 +9,7 @@
  */
 #include "base/dtype.h"
 #include "ir/op_table.h"
+#include "ir/ops/fused.h"
 #include "kernels/conv/conv.h"
 #include "kernels/gemm/gemm.h"
 
@@ -30,6 +31,8 @@ cairn_status_t op_linalg_conv_exec(const ir_node_t *n, const ktensor_t *in, int 
                                    ktensor_t *out, int n_out, void *ws, const kctx_t *k);
 void op_linalg_conv_cost(const ir_node_t *n, const ktensor_t *in, int n_in, const ktensor_t *out,
                          int n_out, ir_cost_t *cost);
+size_t op_linalg_conv_workspace(const ir_node_t *n, const ktensor_t *in, int n_in,
+                                const ktensor_t *out, int n_out);
 
 /* Gemm attribute slots, in schema order. */
 enum { GEMM_ALPHA, GEMM_BETA, GEMM_TRANSA, GEMM_TRANSB };
@@ -51,6 +54,13 @@ enum {
 const ir_attr_def_t op_linalg_conv_attrs[] = {
     IR_ATTR_STRING("auto_pad", "NOTSET"), IR_ATTR_INTS("dilations"), IR_ATTR_INT("group", 1),
     IR_ATTR_INTS("kernel_shape"), IR_ATTR_INTS("pads"), IR_ATTR_INTS("strides"), IR_ATTR_END};
+/* FusedConv (fused.def, made by the fuse_conv pass): Conv's six slots, then
+ * the epilogue (FUSED_CONV_* in ir/ops/fused.h). */
+const ir_attr_def_t op_linalg_fusedconv_attrs[] = {
+    IR_ATTR_STRING("auto_pad", "NOTSET"), IR_ATTR_INTS("dilations"), IR_ATTR_INT("group", 1),
+    IR_ATTR_INTS("kernel_shape"), IR_ATTR_INTS("pads"), IR_ATTR_INTS("strides"),
+    IR_ATTR_INT("activation", 0), IR_ATTR_FLOAT("clip_min", -3.402823466e38f),
+    IR_ATTR_FLOAT("clip_max", 3.402823466e38f), IR_ATTR_END};
 const ir_attr_def_t op_linalg_convt_attrs[] = {
     IR_ATTR_STRING("auto_pad", "NOTSET"), IR_ATTR_INTS("dilations"), IR_ATTR_INT("group", 1),
     IR_ATTR_INTS("kernel_shape"), IR_ATTR_INTS("pads"), IR_ATTR_INTS("strides"),
@@ -635,13 +645,38 @@ cairn_status_t op_linalg_conv_infer(ir_infer_ctx_t *c)
     }
     c->out[0].dtype = c->in[0].dtype;
     c->out[0].shape = y;
+    if (c->node->op == IR_OP_FusedConv) {
+        if (c->in[0].dtype != CAIRN_F32)
+            return ir_infer_error(c, CAIRN_ERR_DTYPE, "FusedConv runs f32 only, got %s",
+                                  cairn_dtype_name(c->in[0].dtype));
+        int64_t act = ir_attr_i(c->node, FUSED_CONV_ACTIVATION);
+        if (act < GEMM_ACT_NONE || act > GEMM_ACT_CLIP)
+            return ir_infer_error(c, CAIRN_ERR_INVALID_ARGUMENT,
+                                  "activation %lld is not one of 0 (none) to %d (clip)",
+                                  (long long)act, (int)GEMM_ACT_CLIP);
+        if (present(c, 3)) {
+            const ir_type_t *res = &c->in[3];
+            if (res->dtype != CAIRN_F32)
+                return ir_infer_error(c, CAIRN_ERR_DTYPE, "residual must be f32, got %s",
+                                      cairn_dtype_name(res->dtype));
+            int known = res->shape.rank >= 0 && ir_shape_is_concrete(&res->shape) &&
+                        y.rank >= 0 && ir_shape_is_concrete(&y);
+            if ((known || !c->partial) && !ir_shape_equal(&res->shape, &y)) {
+                char sr[128], so[128];
+                return ir_infer_error(c, CAIRN_ERR_SHAPE,
+                                      "residual %s must have the output's shape %s",
+                                      ir_shape_str(c->graph, &res->shape, sr, sizeof sr),
+                                      ir_shape_str(c->graph, &y, so, sizeof so));
+            }
+        }
+    }
     return CAIRN_OK;
 }
 
 cairn_status_t op_linalg_conv_exec(const ir_node_t *n, const ktensor_t *in, int n_in,
                                    ktensor_t *out, int n_out, void *ws, const kctx_t *k)
 {
-    (void)n_out, (void)ws;
+    (void)n_out;
     ir_shape_t xs, wsh, y;
     conv_params_t kp;
     shape_of(&in[0], &xs);
@@ -652,7 +687,38 @@ cairn_status_t op_linalg_conv_exec(const ir_node_t *n, const ktensor_t *in, int 
         return CAIRN_OK;
     if (n->op == IR_OP_ConvTranspose)
         return conv_transpose_ref(k, in[0].dtype, &kp, in[0].data, in[1].data, B, out[0].data);
+    conv_post_t post = {GEMM_ACT_NONE, 0.0f, 0.0f, NULL};
+    if (n->op == IR_OP_FusedConv) {
+        post.act = (gemm_act_t)ir_attr_i(n, FUSED_CONV_ACTIVATION);
+        post.clip_lo = ir_attr_f(n, FUSED_CONV_CLIP_MIN);
+        post.clip_hi = ir_attr_f(n, FUSED_CONV_CLIP_MAX);
+        if (n_in > 3 && in[3].dtype != CAIRN_DTYPE_UNDEFINED)
+            post.residual = in[3].data;
+    }
+    size_t need = in[0].dtype == CAIRN_F32 ? conv_f32_workspace(&kp) : 0;
+    if (in[0].dtype == CAIRN_F32 && (need == 0 || ws))
+        return conv_f32(k, &kp, in[0].data, in[1].data, B, &post, out[0].data, ws, need);
+    if (n->op == IR_OP_FusedConv)
+        return base_error(CAIRN_ERR_INTERNAL, "FusedConv %s ran without its workspace",
+                          n->name ? n->name : "");
     return conv_ref(k, in[0].dtype, &kp, in[0].data, in[1].data, B, out[0].data);
+}
+
+size_t op_linalg_conv_workspace(const ir_node_t *n, const ktensor_t *in, int n_in,
+                                const ktensor_t *out, int n_out)
+{
+    (void)n_in, (void)out, (void)n_out;
+    if (n->op == IR_OP_ConvTranspose || in[0].dtype != CAIRN_F32)
+        return 0;
+    ir_shape_t xs, wsh, y;
+    conv_params_t kp;
+    shape_of(&in[0], &xs);
+    shape_of(&in[1], &wsh);
+    if (linalg_conv_geom(n, &xs, &wsh, &y, &kp) != CAIRN_OK) {
+        base_error_clear();
+        return 0;
+    }
+    return conv_f32_workspace(&kp);
 }
 
 void op_linalg_conv_cost(const ir_node_t *n, const ktensor_t *in, int n_in, const ktensor_t *out,

@@ -11,6 +11,7 @@
 #ifndef CAIRN_KERNELS_CONV_H
 #define CAIRN_KERNELS_CONV_H
 
+#include "kernels/gemm/gemm.h"
 #include "kernels/ktensor.h"
 
 #include <stdint.h>
@@ -40,5 +41,58 @@ cairn_status_t conv_ref(const kctx_t *k, cairn_dtype_t t, const conv_params_t *p
  * (computed here as a gather, one output element at a time). */
 cairn_status_t conv_transpose_ref(const kctx_t *k, cairn_dtype_t t, const conv_params_t *p,
                                   const void *X, const void *W, const void *B, void *Y);
+
+/* ============================ fast f32 Conv ============================
+ *
+ * conv_f32 computes the same Conv as conv_ref for f32 (with f32
+ * accumulation, so results differ from the double-accumulating reference
+ * by rounding that grows with the reduction length C/group * taps):
+ *  - depthwise (group == C == M, 1-D/2-D): a direct kernel over the output
+ *    width (AVX-512 where the CPU and CAIRN_ISA allow, else portable C);
+ *  - 1x1, stride 1, no padding: Y[n, g] = W[g] x X[n, g], the input
+ *    already being the GEMM's right-hand matrix;
+ *  - everything else: im2col of X[n, g] into the workspace, then the GEMM
+ *    Y[Mg, out] = W[Mg, Cg*taps] x col[Cg*taps, out].
+ * The bias (per output channel), then post->act (with clip bounds), then
+ * post->residual (a tensor of Y's shape, may be NULL) are applied as the
+ * GEMM's epilogue. ws must hold conv_f32_workspace(p) bytes (64-byte
+ * aligned); the kernel never allocates. Y must not alias X, W or the
+ * residual (the GEMM's first K block overwrites Y before the epilogue
+ * reads the residual). */
+typedef struct conv_post {
+    gemm_act_t act;
+    float clip_lo, clip_hi;
+    const float *residual; /* Y's shape, or NULL */
+} conv_post_t;
+
+/* 1 when conv_f32 runs p with the direct depthwise kernel. */
+int conv_f32_is_depthwise(const conv_params_t *p);
+/* 1 when conv_f32 runs p as a GEMM straight on X (1x1, stride 1, no pad). */
+int conv_f32_is_pointwise(const conv_params_t *p);
+/* Scratch bytes conv_f32 needs for p (0 when it needs none). */
+size_t conv_f32_workspace(const conv_params_t *p);
+cairn_status_t conv_f32(const kctx_t *k, const conv_params_t *p, const float *X, const float *W,
+                        const float *B, const conv_post_t *post, float *Y, void *ws,
+                        size_t ws_bytes);
+
+/* im2col of output columns [j0, j1) for one image and group:
+ * col[(c*taps + t) * (j1 - j0) + o - j0] = x[c][o*stride - pad + t*dilation]
+ * (0 outside X), x the group's first channel plane. Rows (c*taps + t) in
+ * [r0, r1) only (for splitting). The GEMM path runs it a chunk of columns
+ * at a time, so the workspace holds C/group*taps x chunk floats. */
+void conv_im2col_f32(const conv_params_t *p, const float *x, float *col, int64_t r0, int64_t r1,
+                     int64_t j0, int64_t j1);
+
+/* Depthwise plane kernels (one (n, c) plane, 2-D geometry in dims 1 and 2
+ * of p): y = post(bias + sum x * w). res is the plane's residual or NULL. */
+typedef void (*conv_dw_plane_fn)(const conv_params_t *p, const float *x, const float *w,
+                                  float bias, const conv_post_t *post, const float *res,
+                                  float *y);
+void conv_dw_plane_f32_ref(const conv_params_t *p, const float *x, const float *w, float bias,
+                           const conv_post_t *post, const float *res, float *y);
+void conv_dw_plane_f32_avx512(const conv_params_t *p, const float *x, const float *w, float bias,
+                              const conv_post_t *post, const float *res, float *y);
+/* Name of the depthwise variant in use ("avx512" or "ref"). */
+const char *conv_dw_variant_name(void);
 
 #endif

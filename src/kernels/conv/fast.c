@@ -1,0 +1,306 @@
+/*
+ * Fast f32 Conv: im2col + the f32 GEMM (with bias, activation and residual
+ * in its epilogue), the 1x1 shortcut that needs no im2col, and the direct
+ * depthwise kernel (portable C here, AVX-512 in x86_avx512.c) with its
+ * dispatch. See conv.h for the contract. Accumulation is f32 (the GEMM's,
+ * and the depthwise kernel's), not double as in the reference.
+ */
+#include "kernels/conv/conv.h"
+
+#include "base/cpu.h"
+
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int64_t sp_size(const int64_t *d) { return d[0] * d[1] * d[2]; }
+
+static int64_t conv_chunk_cols(int64_t K, int64_t out_sz);
+
+int conv_f32_is_depthwise(const conv_params_t *p)
+{
+    return p->group > 1 && p->group == p->C && p->group == p->M && p->in[0] == 1 &&
+           p->out[0] == 1 && p->kernel[0] == 1;
+}
+
+int conv_f32_is_pointwise(const conv_params_t *p)
+{
+    for (int d = 0; d < CONV_SP; d++)
+        if (p->kernel[d] != 1 || p->stride[d] != 1 || p->pad[d] != 0 || p->in[d] != p->out[d])
+            return 0;
+    return 1;
+}
+
+size_t conv_f32_workspace(const conv_params_t *p)
+{
+    if (conv_f32_is_depthwise(p) || conv_f32_is_pointwise(p))
+        return 0;
+    int64_t rows = p->C / (p->group > 0 ? p->group : 1) * sp_size(p->kernel);
+    return (size_t)(rows * conv_chunk_cols(rows, sp_size(p->out))) * sizeof(float);
+}
+
+/* The range [lo, hi) of outputs o in [0, n_out) whose input index
+ * o*s + off lies in [0, n_in). */
+static void valid_range(int64_t n_out, int64_t n_in, int64_t s, int64_t off, int64_t *lo,
+                        int64_t *hi)
+{
+    int64_t l = off >= 0 ? 0 : (-off + s - 1) / s;
+    int64_t h = n_in - 1 - off < 0 ? 0 : (n_in - 1 - off) / s + 1;
+    if (h > n_out)
+        h = n_out;
+    if (l > h)
+        l = h;
+    *lo = l, *hi = h;
+}
+
+void conv_im2col_f32(const conv_params_t *p, const float *x, float *col, int64_t r0, int64_t r1,
+                     int64_t j0, int64_t j1)
+{
+    const int64_t taps = sp_size(p->kernel), in_sz = sp_size(p->in);
+    const int64_t O1 = p->out[1], O2 = p->out[2], ld = j1 - j0;
+    for (int64_t r = r0; r < r1; r++) {
+        const int64_t c = r / taps, t = r % taps;
+        const int64_t k2 = t % p->kernel[2], k1 = (t / p->kernel[2]) % p->kernel[1],
+                      k0 = t / (p->kernel[2] * p->kernel[1]);
+        const float *xc = x + c * in_sz;
+        float *dst = col + r * ld - j0; /* dst[j] for output j */
+        const int64_t off2 = k2 * p->dilation[2] - p->pad[2];
+        int64_t lo2, hi2;
+        valid_range(O2, p->in[2], p->stride[2], off2, &lo2, &hi2);
+        /* walk [j0, j1) one output row (fixed o0, o1) segment at a time */
+        for (int64_t j = j0; j < j1;) {
+            const int64_t row = j / O2, a = j % O2;
+            const int64_t b = j1 - row * O2 < O2 ? j1 - row * O2 : O2; /* segment [a, b) */
+            const int64_t o0 = row / O1, o1 = row % O1;
+            float *d = dst + row * O2;
+            const int64_t i0 = o0 * p->stride[0] - p->pad[0] + k0 * p->dilation[0];
+            const int64_t i1 = o1 * p->stride[1] - p->pad[1] + k1 * p->dilation[1];
+            j = row * O2 + b;
+            if (i0 < 0 || i0 >= p->in[0] || i1 < 0 || i1 >= p->in[1]) {
+                memset(d + a, 0, (size_t)(b - a) * sizeof(float));
+                continue;
+            }
+            const float *xr = xc + (i0 * p->in[1] + i1) * p->in[2] + off2;
+            const int64_t lo = lo2 > a ? lo2 : a, hi = hi2 < b ? hi2 : b;
+            if (lo >= hi) {
+                memset(d + a, 0, (size_t)(b - a) * sizeof(float));
+                continue;
+            }
+            if (lo > a)
+                memset(d + a, 0, (size_t)(lo - a) * sizeof(float));
+            if (p->stride[2] == 1) {
+                memcpy(d + lo, xr + lo, (size_t)(hi - lo) * sizeof(float));
+            } else {
+                const int64_t st = p->stride[2];
+                for (int64_t o2 = lo; o2 < hi; o2++)
+                    d[o2] = xr[o2 * st];
+            }
+            if (hi < b)
+                memset(d + hi, 0, (size_t)(b - hi) * sizeof(float));
+        }
+    }
+}
+
+/* Output columns per im2col chunk: the chunk's K x nc block of col stays
+ * in (half) the L2 between im2col writing it and the GEMM packing it, so
+ * the expanded matrix never goes to memory. At least 256 columns, so the
+ * GEMM's packing of W is not repeated too often. */
+static int64_t conv_chunk_cols(int64_t K, int64_t out_sz)
+{
+    size_t l2 = base_cpu()->l2;
+    size_t budget = l2 ? l2 / 2 : (size_t)512 * 1024;
+    int64_t nc = (int64_t)(budget / ((size_t)(K > 0 ? K : 1) * sizeof(float)));
+    nc = nc / 32 * 32;
+    if (nc < 256)
+        nc = 256;
+    return nc < out_sz ? nc : out_sz;
+}
+
+/* ------------------------------ depthwise ------------------------------ */
+
+void conv_dw_plane_f32_ref(const conv_params_t *p, const float *x, const float *w, float bias,
+                           const conv_post_t *post, const float *res, float *y)
+{
+    const int64_t IH = p->in[1], IW = p->in[2], OH = p->out[1], OW = p->out[2];
+    const int64_t KH = p->kernel[1], KW = p->kernel[2];
+    const int64_t sh = p->stride[1], sw = p->stride[2], dh = p->dilation[1], dw = p->dilation[2];
+    for (int64_t oh = 0; oh < OH; oh++) {
+        float *yr = y + oh * OW;
+        for (int64_t ow = 0; ow < OW; ow++)
+            yr[ow] = bias;
+        for (int64_t kh = 0; kh < KH; kh++) {
+            const int64_t ih = oh * sh - p->pad[1] + kh * dh;
+            if (ih < 0 || ih >= IH)
+                continue;
+            const float *xr = x + ih * IW;
+            for (int64_t kw = 0; kw < KW; kw++) {
+                const float wv = w[kh * KW + kw];
+                const int64_t off = kw * dw - p->pad[2];
+                int64_t lo, hi;
+                valid_range(OW, IW, sw, off, &lo, &hi);
+                if (sw == 1)
+                    for (int64_t ow = lo; ow < hi; ow++)
+                        yr[ow] += wv * xr[ow + off];
+                else
+                    for (int64_t ow = lo; ow < hi; ow++)
+                        yr[ow] += wv * xr[ow * sw + off];
+            }
+        }
+        if (post) {
+            if (post->act != GEMM_ACT_NONE)
+                for (int64_t ow = 0; ow < OW; ow++)
+                    yr[ow] = gemm_act_apply_f32(post->act, yr[ow], post->clip_lo, post->clip_hi);
+            if (res)
+                for (int64_t ow = 0; ow < OW; ow++)
+                    yr[ow] += res[oh * OW + ow];
+        }
+    }
+}
+
+typedef struct dw_variant {
+    const char *name;
+    cairn_isa_t isa;
+    conv_dw_plane_fn fn;
+} dw_variant_t;
+
+static const dw_variant_t dw_variants[] = {
+#if defined(__x86_64__)
+    {"avx512", CAIRN_ISA_AVX512, conv_dw_plane_f32_avx512},
+#endif
+    {"ref", CAIRN_ISA_REF, conv_dw_plane_f32_ref},
+};
+
+static _Atomic(const dw_variant_t *) g_dw;
+
+static const dw_variant_t *dw_select(void)
+{
+    const dw_variant_t *v = atomic_load_explicit(&g_dw, memory_order_acquire);
+    if (v)
+        return v;
+    cairn_isa_t level = base_isa_select(CAIRN_ISA_AUTO);
+    const int nv = (int)(sizeof dw_variants / sizeof dw_variants[0]);
+    v = &dw_variants[nv - 1];
+    for (int i = 0; i < nv; i++)
+        if (dw_variants[i].isa <= level) {
+            v = &dw_variants[i];
+            break;
+        }
+    const dw_variant_t *expected = NULL;
+    if (atomic_compare_exchange_strong(&g_dw, &expected, v)) {
+        const char *verbose = getenv("CAIRN_VERBOSE");
+        if (verbose && verbose[0] && verbose[0] != '0')
+            fprintf(stderr, "cairn: depthwise conv f32: using %s\n", v->name);
+        return v;
+    }
+    return expected;
+}
+
+const char *conv_dw_variant_name(void) { return dw_select()->name; }
+
+typedef struct dw_job {
+    const conv_params_t *p;
+    const float *X, *W, *B;
+    const conv_post_t *post;
+    float *Y;
+    conv_dw_plane_fn fn;
+} dw_job_t;
+
+static void dw_planes(void *ctx, size_t begin, size_t end, int worker)
+{
+    (void)worker;
+    const dw_job_t *j = ctx;
+    const conv_params_t *p = j->p;
+    const int64_t in_sz = sp_size(p->in), out_sz = sp_size(p->out), taps = sp_size(p->kernel);
+    for (size_t pl = begin; pl < end; pl++) {
+        const int64_t c = (int64_t)pl % p->C;
+        const float *res = j->post && j->post->residual ? j->post->residual + pl * out_sz : NULL;
+        j->fn(p, j->X + pl * in_sz, j->W + c * taps, j->B ? j->B[c] : 0.0f, j->post, res,
+              j->Y + pl * out_sz);
+    }
+}
+
+/* ------------------------------ GEMM path ------------------------------ */
+
+typedef struct i2c_job {
+    const conv_params_t *p;
+    const float *x;
+    float *col;
+    int64_t j0, j1;
+} i2c_job_t;
+
+static void i2c_rows(void *ctx, size_t begin, size_t end, int worker)
+{
+    (void)worker;
+    const i2c_job_t *j = ctx;
+    conv_im2col_f32(j->p, j->x, j->col, (int64_t)begin, (int64_t)end, j->j0, j->j1);
+}
+
+cairn_status_t conv_f32(const kctx_t *k, const conv_params_t *p, const float *X, const float *W,
+                        const float *B, const conv_post_t *post, float *Y, void *ws,
+                        size_t ws_bytes)
+{
+    if (p->group < 1 || p->C % p->group || p->M % p->group)
+        return base_error(CAIRN_ERR_SHAPE, "conv_f32: channels %lld -> %lld not divisible by group %lld",
+                          (long long)p->C, (long long)p->M, (long long)p->group);
+    for (int d = 0; d < CONV_SP; d++)
+        if (p->stride[d] < 1 || p->dilation[d] < 1)
+            return base_error(CAIRN_ERR_INVALID_ARGUMENT,
+                              "conv_f32: stride and dilation must be >= 1");
+    const int64_t in_sz = sp_size(p->in), out_sz = sp_size(p->out);
+    if (p->N * p->M * out_sz == 0)
+        return CAIRN_OK;
+    base_pool_t *pool = k ? k->pool : NULL;
+    if (conv_f32_is_depthwise(p)) {
+        dw_job_t j = {p, X, W, B, post, Y, dw_select()->fn};
+        size_t planes = (size_t)(p->N * p->C);
+        int64_t work = p->N * p->C * out_sz * sp_size(p->kernel);
+        base_pool_parallel_for_1d(work < 32768 ? NULL : pool, planes, 1, dw_planes, &j);
+        return CAIRN_OK;
+    }
+    const int64_t cg = p->C / p->group, mg = p->M / p->group;
+    const int64_t K = cg * sp_size(p->kernel);
+    const int pointwise = conv_f32_is_pointwise(p);
+    size_t need = conv_f32_workspace(p);
+    if (need > ws_bytes || (need && !ws))
+        return base_error(CAIRN_ERR_INTERNAL,
+                          "conv_f32: workspace of %zu bytes given, %zu needed", ws_bytes, need);
+    float *col = ws;
+    gemm_epilogue_t epi;
+    memset(&epi, 0, sizeof epi);
+    epi.scale = 1.0f;
+    if (post) {
+        epi.act = post->act;
+        epi.clip_lo = post->clip_lo;
+        epi.clip_hi = post->clip_hi;
+    }
+    const int64_t nc = pointwise ? out_sz : conv_chunk_cols(K, out_sz);
+    for (int64_t n = 0; n < p->N; n++)
+        for (int64_t g = 0; g < p->group; g++) {
+            const float *x = X + (n * p->C + g * cg) * in_sz;
+            const int64_t yoff = (n * p->M + g * mg) * out_sz;
+            if (B) {
+                epi.bias_kind = GEMM_BIAS_ROW;
+                epi.bias = B + g * mg;
+            }
+            for (int64_t j0 = 0; j0 < out_sz; j0 += nc) {
+                const int64_t j1 = j0 + nc < out_sz ? j0 + nc : out_sz;
+                const float *Bm = x + j0;
+                int64_t ldb = out_sz;
+                if (!pointwise) {
+                    i2c_job_t j = {p, x, col, j0, j1};
+                    base_pool_parallel_for_1d(K * (j1 - j0) < 65536 ? NULL : pool, (size_t)K, 4,
+                                              i2c_rows, &j);
+                    Bm = col;
+                    ldb = j1 - j0;
+                }
+                if (post && post->residual) {
+                    epi.residual = post->residual + yoff + j0;
+                    epi.ldr = out_sz;
+                }
+                gemm_f32_ex(k, 0, 0, mg, j1 - j0, K, 1.0f, W + g * mg * K, K, Bm, ldb, 0.0f,
+                            Y + yoff + j0, out_sz, &epi);
+            }
+        }
+    return CAIRN_OK;
+}

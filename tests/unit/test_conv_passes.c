@@ -1,0 +1,293 @@
+/* The Conv passes (fold_bn, fuse_conv) on small graphs built through the C
+ * API: each rewrite's structure (ops, sources, attributes kept, absorbed
+ * nodes gone), what must not fuse, and that outputs match the same graph
+ * run with the passes off. Helpers as in test_compiler_passes.c. */
+#include "check.h"
+#include "compiler/pass.h"
+#include "ir/op_table.h"
+#include "ir/ops/fused.h"
+#include "kernels/gemm/gemm.h"
+#include "runtime/session_internal.h"
+
+#include <math.h>
+
+const ir_graph_t *cairn_graph_ir(const cairn_graph_t *g);
+
+/* ---- building helpers ---- */
+
+static cairn_value_id node(cairn_graph_t *g, const char *op, const char *name,
+                           const cairn_value_id *in, int n_in, const cairn_attr_t *a, int n_a)
+{
+    cairn_value_id y = -1;
+    CHECK_OK(cairn_graph_add_node(g, op, name, in, n_in, a, n_a, &y, 1, NULL));
+    return y;
+}
+
+static cairn_value_id bin(cairn_graph_t *g, const char *op, const char *name, cairn_value_id a,
+                          cairn_value_id b)
+{
+    cairn_value_id in[2] = {a, b};
+    return node(g, op, name, in, 2, NULL, 0);
+}
+
+static cairn_value_id scalar(cairn_graph_t *g, const char *name, float v)
+{
+    cairn_tensor_t t = {CAIRN_F32, 0, {0}, &v};
+    cairn_value_id id = -1;
+    CHECK_OK(cairn_graph_add_constant(g, name, &t, &id));
+    return id;
+}
+
+static cairn_value_id tensor(cairn_graph_t *g, const char *name, int rank, const int64_t *dims,
+                             uint64_t seed, double lo, double hi)
+{
+    cairn_tensor_t t = {CAIRN_F32, rank, {0}, NULL};
+    int64_t n = 1;
+    for (int i = 0; i < rank; i++)
+        t.shape[i] = dims[i], n *= dims[i];
+    float *buf = malloc((size_t)n * sizeof(float));
+    check_rng_t r = {seed};
+    check_fill_f32(&r, buf, n, lo, hi);
+    t.data = buf;
+    cairn_value_id id = -1;
+    CHECK_OK(cairn_graph_add_constant(g, name, &t, &id));
+    free(buf);
+    return id;
+}
+
+/* The graph after `passes`: a clone of g's IR, rewritten. */
+static ir_graph_t *compiled(const cairn_graph_t *g, const char *passes)
+{
+    ir_graph_t *c = NULL;
+    CHECK_OK(ir_graph_clone(cairn_graph_ir(g), &c));
+    CHECK_OK(compiler_run(c, NULL, passes, NULL, NULL));
+    return c;
+}
+
+static int count_op(const ir_graph_t *g, int op)
+{
+    int k = 0;
+    for (int i = 0; i < g->n_nodes; i++)
+        k += g->nodes[i].op == op;
+    return k;
+}
+
+static const ir_node_t *find_op(const ir_graph_t *g, int op)
+{
+    for (int i = 0; i < g->n_nodes; i++)
+        if (g->nodes[i].op == op)
+            return &g->nodes[i];
+    return NULL;
+}
+
+static int has_source(const ir_node_t *n, const char *name)
+{
+    for (int k = 0; n && k < n->n_sources; k++)
+        if (!strcmp(n->sources[k], name))
+            return 1;
+    return 0;
+}
+
+/* Runs g with the passes off and with `passes` on the same random inputs
+ * (every input f32 of the given shapes); outputs must agree within tol
+ * (relative to max(1, |ref|)). Returns the max error seen. */
+static double compare_runs(const cairn_graph_t *g, const char *passes, int n_in,
+                           const int64_t dims[][CAIRN_MAX_RANK], const int *ranks, double tol)
+{
+    cairn_session_options_t so = cairn_session_options_default();
+    so.threads = 2;
+    cairn_compile_options_t off = {"none", NULL, NULL}, on = {passes, NULL, NULL};
+    cairn_session_t *s0 = NULL, *s1 = NULL;
+    CHECK_OK(cairn_session_create_compiled(g, &so, &off, &s0));
+    CHECK_OK(cairn_session_create_compiled(g, &so, &on, &s1));
+    if (!s0 || !s1) {
+        cairn_session_destroy(s0);
+        cairn_session_destroy(s1);
+        return INFINITY;
+    }
+    cairn_tensor_t in[4];
+    check_rng_t r = {7};
+    for (int i = 0; i < n_in; i++) {
+        int64_t n = 1;
+        in[i].dtype = CAIRN_F32;
+        in[i].rank = ranks[i];
+        for (int d = 0; d < ranks[i]; d++)
+            in[i].shape[d] = dims[i][d], n *= dims[i][d];
+        in[i].data = malloc((size_t)n * sizeof(float));
+        check_fill_f32(&r, in[i].data, n, -2, 2);
+    }
+    int no = cairn_session_output_count(s0);
+    cairn_tensor_t o0[4], o1[4];
+    memset(o0, 0, sizeof o0);
+    memset(o1, 0, sizeof o1);
+    CHECK_OK(cairn_session_run(s0, in, n_in, o0, no));
+    CHECK_OK(cairn_session_run(s1, in, n_in, o1, no));
+    double worst = 0;
+    for (int o = 0; o < no; o++) {
+        CHECK(o0[o].rank == o1[o].rank && o0[o].data && o1[o].data);
+        if (!o0[o].data || !o1[o].data)
+            continue;
+        int64_t n = cairn_tensor_numel(&o0[o]);
+        CHECK(n == cairn_tensor_numel(&o1[o]));
+        for (int64_t i = 0; i < n; i++) {
+            double a = ((float *)o0[o].data)[i], b = ((float *)o1[o].data)[i];
+            double e = fabs(a - b) / (fabs(a) > 1 ? fabs(a) : 1);
+            if (!(e <= worst))
+                worst = e;
+        }
+    }
+    CHECK_MSG(worst <= tol, "passes '%s': max error %g > %g", passes, worst, tol);
+    for (int i = 0; i < n_in; i++)
+        free(in[i].data);
+    cairn_session_destroy(s0);
+    cairn_session_destroy(s1);
+    return worst;
+}
+
+
+static cairn_value_id conv(cairn_graph_t *g, const char *name, cairn_value_id x, cairn_value_id w,
+                           cairn_value_id b, int64_t group, int64_t pad)
+{
+    int64_t pads[4] = {pad, pad, pad, pad};
+    cairn_attr_t a[2] = {cairn_attr_ints("pads", pads, 4), cairn_attr_int("group", group)};
+    cairn_value_id in[3] = {x, w, b};
+    return node(g, "Conv", name, in, b >= 0 ? 3 : 2, a, 2);
+}
+
+/* ---- fold_bn ---- */
+
+static void test_fold_bn(int with_bias)
+{
+    cairn_graph_t *g;
+    CHECK_OK(cairn_graph_create(&g));
+    int64_t dx[4] = {2, 4, 7, 6}, dw[4] = {6, 4, 3, 3}, dm[1] = {6};
+    cairn_value_id x;
+    CHECK_OK(cairn_graph_add_input(g, "x", CAIRN_F32, 4, dx, NULL, &x));
+    cairn_value_id w = tensor(g, "W", 4, dw, 3, -0.5, 0.5);
+    cairn_value_id b = with_bias ? tensor(g, "B", 1, dm, 4, -1, 1) : -1;
+    cairn_value_id cv = conv(g, "conv", x, w, b, 1, 1);
+    cairn_value_id bn_in[5] = {cv, tensor(g, "scale", 1, dm, 5, 0.5, 2),
+                               tensor(g, "bias", 1, dm, 6, -1, 1),
+                               tensor(g, "mean", 1, dm, 7, -0.5, 0.5),
+                               tensor(g, "var", 1, dm, 8, 0.1, 2)};
+    cairn_attr_t eps = cairn_attr_float("epsilon", 1e-3f);
+    cairn_value_id y = node(g, "BatchNormalization", "bn", bn_in, 5, &eps, 1);
+    CHECK_OK(cairn_graph_mark_output(g, y));
+
+    ir_graph_t *c = compiled(g, "fold_bn");
+    CHECK(c->n_nodes == 1 && c->nodes[0].op == IR_OP_Conv);
+    const ir_node_t *n = find_op(c, IR_OP_Conv);
+    CHECK(n && n->n_inputs == 3 && has_source(n, "conv") && has_source(n, "bn"));
+    CHECK(n && c->values[n->inputs[1]].kind == IR_VALUE_CONSTANT &&
+          c->values[n->inputs[2]].kind == IR_VALUE_CONSTANT);
+    CHECK(ir_graph_find_value(c, "W") < 0 && ir_graph_find_value(c, "var") < 0);
+    size_t cnt = 0;
+    const int64_t *pads = n ? ir_attr_ints(n, 4, &cnt) : NULL; /* Conv's "pads" slot */
+    CHECK(pads && cnt == 4 && pads[0] == 1);
+    ir_graph_destroy(c);
+    int64_t dims[1][CAIRN_MAX_RANK] = {{2, 4, 7, 6}};
+    int ranks[1] = {4};
+    compare_runs(g, "fold_bn", 1, dims, ranks, 2e-5);
+    compare_runs(g, "all", 1, dims, ranks, 2e-5);
+    cairn_graph_destroy(g);
+}
+
+/* The conv's output is also a graph output: nothing folds. */
+static void test_fold_bn_blocked(void)
+{
+    cairn_graph_t *g;
+    CHECK_OK(cairn_graph_create(&g));
+    int64_t dx[4] = {1, 2, 5, 5}, dw[4] = {3, 2, 1, 1}, dm[1] = {3};
+    cairn_value_id x;
+    CHECK_OK(cairn_graph_add_input(g, "x", CAIRN_F32, 4, dx, NULL, &x));
+    cairn_value_id cv = conv(g, "conv", x, tensor(g, "W", 4, dw, 3, -1, 1), -1, 1, 0);
+    cairn_value_id bn_in[5] = {cv, tensor(g, "scale", 1, dm, 5, 0.5, 2),
+                               tensor(g, "bias", 1, dm, 6, -1, 1),
+                               tensor(g, "mean", 1, dm, 7, -0.5, 0.5),
+                               tensor(g, "var", 1, dm, 8, 0.1, 2)};
+    cairn_value_id y = node(g, "BatchNormalization", "bn", bn_in, 5, NULL, 0);
+    CHECK_OK(cairn_graph_mark_output(g, y));
+    CHECK_OK(cairn_graph_mark_output(g, cv));
+    ir_graph_t *c = compiled(g, "fold_bn,fuse_conv");
+    CHECK(c->n_nodes == 2 && count_op(c, IR_OP_BatchNormalization) == 1 &&
+          count_op(c, IR_OP_Conv) == 1);
+    ir_graph_destroy(c);
+    cairn_graph_destroy(g);
+}
+
+/* ---- fuse_conv ---- */
+
+/* Conv -> Clip(0, 6) -> Add(residual), dense or depthwise. */
+static void test_fuse_conv(int depthwise)
+{
+    cairn_graph_t *g;
+    CHECK_OK(cairn_graph_create(&g));
+    int64_t C = 6, M = depthwise ? 6 : 8;
+    int64_t dx[4] = {2, C, 9, 8}, dr[4] = {2, M, 9, 8}, dw[4] = {M, depthwise ? 1 : C, 3, 3},
+            dm[1] = {M};
+    cairn_value_id x, res;
+    CHECK_OK(cairn_graph_add_input(g, "x", CAIRN_F32, 4, dx, NULL, &x));
+    CHECK_OK(cairn_graph_add_input(g, "res", CAIRN_F32, 4, dr, NULL, &res));
+    cairn_value_id cv = conv(g, "conv", x, tensor(g, "W", 4, dw, 3, -0.5, 0.5),
+                             tensor(g, "B", 1, dm, 4, -1, 1), depthwise ? C : 1, 1);
+    cairn_value_id clip_in[3] = {cv, scalar(g, "lo", 0.0f), scalar(g, "hi", 6.0f)};
+    cairn_value_id a = node(g, "Clip", "relu6", clip_in, 3, NULL, 0);
+    cairn_value_id y = bin(g, "Add", "residual", a, res);
+    CHECK_OK(cairn_graph_mark_output(g, y));
+
+    ir_graph_t *c = compiled(g, "fuse_conv");
+    CHECK(c->n_nodes == 1 && c->nodes[0].op == IR_OP_FusedConv);
+    const ir_node_t *n = find_op(c, IR_OP_FusedConv);
+    CHECK(n && n->n_inputs == 4 && n->n_sources == 3 && has_source(n, "conv") &&
+          has_source(n, "relu6") && has_source(n, "residual"));
+    CHECK(n && ir_attr_i(n, FUSED_CONV_ACTIVATION) == GEMM_ACT_CLIP &&
+          ir_attr_f(n, FUSED_CONV_CLIP_MIN) == 0.0f && ir_attr_f(n, FUSED_CONV_CLIP_MAX) == 6.0f);
+    CHECK(n && ir_attr_i(n, 2) == (depthwise ? C : 1)); /* Conv's "group" slot kept */
+    ir_graph_destroy(c);
+    int64_t dims[2][CAIRN_MAX_RANK] = {{2, C, 9, 8}, {2, M, 9, 8}};
+    int ranks[2] = {4, 4};
+    compare_runs(g, "fuse_conv", 2, dims, ranks, 1e-5);
+    compare_runs(g, "all", 2, dims, ranks, 1e-5);
+    cairn_graph_destroy(g);
+}
+
+/* ResNet's Conv -> Add -> Relu: the Add fuses, the Relu stays; and a Relu
+ * whose input has a second reader does not fuse. */
+static void test_fuse_conv_resnet(void)
+{
+    cairn_graph_t *g;
+    CHECK_OK(cairn_graph_create(&g));
+    int64_t dx[4] = {1, 8, 5, 5}, dw[4] = {8, 8, 1, 1}, dm[1] = {8};
+    cairn_value_id x;
+    CHECK_OK(cairn_graph_add_input(g, "x", CAIRN_F32, 4, dx, NULL, &x));
+    cairn_value_id c1 = conv(g, "c1", x, tensor(g, "W1", 4, dw, 3, -0.5, 0.5),
+                             tensor(g, "B1", 1, dm, 4, -1, 1), 1, 0);
+    cairn_value_id s = bin(g, "Add", "add", c1, x);
+    cairn_value_id r = node(g, "Relu", "relu", &s, 1, NULL, 0);
+    cairn_value_id c2 = conv(g, "c2", r, tensor(g, "W2", 4, dw, 5, -0.5, 0.5), -1, 1, 0);
+    cairn_value_id r2 = node(g, "Relu", "relu2", &c2, 1, NULL, 0);
+    cairn_value_id y = bin(g, "Mul", "mul", r2, c2); /* c2 has two readers */
+    CHECK_OK(cairn_graph_mark_output(g, y));
+    ir_graph_t *c = compiled(g, "fuse_conv");
+    CHECK(count_op(c, IR_OP_FusedConv) == 1 && count_op(c, IR_OP_Relu) == 2 &&
+          count_op(c, IR_OP_Conv) == 1 && count_op(c, IR_OP_Add) == 0);
+    const ir_node_t *n = find_op(c, IR_OP_FusedConv);
+    CHECK(n && n->n_inputs == 4 && ir_attr_i(n, FUSED_CONV_ACTIVATION) == 0 &&
+          has_source(n, "c1") && has_source(n, "add"));
+    ir_graph_destroy(c);
+    int64_t dims[1][CAIRN_MAX_RANK] = {{1, 8, 5, 5}};
+    int ranks[1] = {4};
+    compare_runs(g, "all", 1, dims, ranks, 1e-5);
+    cairn_graph_destroy(g);
+}
+
+int main(void)
+{
+    test_fold_bn(1);
+    test_fold_bn(0);
+    test_fold_bn_blocked();
+    test_fuse_conv(0);
+    test_fuse_conv(1);
+    test_fuse_conv_resnet();
+    return check_finish("test_conv_passes");
+}
