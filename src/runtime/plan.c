@@ -5,6 +5,7 @@
 #include "base/clock.h"
 #include "base/dtype.h"
 #include "ir/ops/fused.h"
+#include "kernels/conv/conv.h"
 #include "kernels/gemm/gemm.h"
 #include "profile/profile.h"
 
@@ -532,6 +533,16 @@ void plan_step_kernel(const plan_step_t *st, char *buf, size_t cap)
                      : " none");
     } else if ((n->op == IR_OP_MatMul || n->op == IR_OP_Gemm) && f32) {
         snprintf(buf, cap, "gemm %s", gemm_f32_variant_name());
+    } else if ((n->op == IR_OP_Conv || n->op == IR_OP_FusedConv) && f32 && st->n_in > 1 &&
+               st->in[0].rank >= 3 && st->in[1].rank == st->in[0].rank) {
+        /* depthwise when each output channel reads one input channel: W is
+         * [C, 1, k...] and the input has C channels */
+        int dw = st->in[1].shape[1] == 1 && st->in[1].shape[0] == st->in[0].shape[1] &&
+                 st->in[0].rank <= 4;
+        if (dw)
+            snprintf(buf, cap, "conv depthwise %s", conv_dw_variant_name());
+        else
+            snprintf(buf, cap, "conv im2col/1x1 + gemm %s", gemm_f32_variant_name());
     } else {
         snprintf(buf, cap, "ref");
     }
