@@ -97,6 +97,13 @@ static cairn_status_t pack_one(rw_t *r, int i)
     s = rw_replace(r, i, IR_OP_FusedMatMul, in, n_in, attrs, 7, &i, 1);
     if (s == CAIRN_ERR_OUT_OF_MEMORY || s == CAIRN_ERR_INTERNAL)
         return s;
+    if (s == CAIRN_OK && r->uses[B] == 0 && !r->is_out[B]) {
+        /* The packed copy replaces the plain one: drop this graph's
+         * reference now rather than at rw_finish, so the pass never holds
+         * every weight twice. The bytes go when no other graph (the
+         * caller's) shares them. The value, unused, is compacted away. */
+        ir_value_set_blob(&r->g->values[B], NULL);
+    }
     base_error_clear(); /* not packed: the node stays as it was */
     return CAIRN_OK;
 }

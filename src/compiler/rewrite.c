@@ -276,14 +276,15 @@ cairn_status_t rw_add_const_owned(rw_t *r, const char *hint, cairn_dtype_t dtype
     t.shape.rank = rank;
     for (int i = 0; i < rank; i++)
         t.shape.d[i] = dims[i];
-    BASE_TRY(unique_name(r, hint, name, sizeof name));
-    cairn_status_t s = ir_graph_add_value(r->g, name, &t, IR_VALUE_CONSTANT, out);
-    if (s != CAIRN_OK) {
-        base_aligned_free(data);
+    ir_blob_t *b = ir_blob_adopt(data, bytes);
+    if (!b)
+        return rw_oom();
+    cairn_status_t s = unique_name(r, hint, name, sizeof name);
+    if (s == CAIRN_OK)
+        s = ir_graph_add_constant_blob(r->g, name, &t, b, out);
+    ir_blob_unref(b);
+    if (s != CAIRN_OK)
         return s;
-    }
-    r->g->values[*out].data = data;
-    r->g->values[*out].data_bytes = bytes;
     return rw_refresh(r);
 }
 
@@ -331,7 +332,7 @@ cairn_status_t rw_finish(rw_t *r)
         if (!keep[v]) {
             vmap[v] = -1;
             free(g->values[v].name);
-            base_aligned_free(g->values[v].data);
+            ir_value_set_blob(&g->values[v], NULL);
             continue;
         }
         vmap[v] = k;
