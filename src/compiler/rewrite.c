@@ -269,6 +269,17 @@ cairn_status_t rw_add_const(rw_t *r, const char *hint, cairn_dtype_t dtype, int 
 cairn_status_t rw_add_const_owned(rw_t *r, const char *hint, cairn_dtype_t dtype, int rank,
                                   const int64_t *dims, void *data, size_t bytes, int *out)
 {
+    ir_blob_t *b = ir_blob_adopt(data, bytes);
+    if (!b)
+        return rw_oom();
+    cairn_status_t s = rw_add_const_blob(r, hint, dtype, rank, dims, b, out);
+    ir_blob_unref(b);
+    return s;
+}
+
+cairn_status_t rw_add_const_blob(rw_t *r, const char *hint, cairn_dtype_t dtype, int rank,
+                                 const int64_t *dims, ir_blob_t *b, int *out)
+{
     char name[512];
     ir_type_t t;
     memset(&t, 0, sizeof t);
@@ -276,15 +287,8 @@ cairn_status_t rw_add_const_owned(rw_t *r, const char *hint, cairn_dtype_t dtype
     t.shape.rank = rank;
     for (int i = 0; i < rank; i++)
         t.shape.d[i] = dims[i];
-    ir_blob_t *b = ir_blob_adopt(data, bytes);
-    if (!b)
-        return rw_oom();
-    cairn_status_t s = unique_name(r, hint, name, sizeof name);
-    if (s == CAIRN_OK)
-        s = ir_graph_add_constant_blob(r->g, name, &t, b, out);
-    ir_blob_unref(b);
-    if (s != CAIRN_OK)
-        return s;
+    BASE_TRY(unique_name(r, hint, name, sizeof name));
+    BASE_TRY(ir_graph_add_constant_blob(r->g, name, &t, b, out));
     return rw_refresh(r);
 }
 

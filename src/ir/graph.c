@@ -1,9 +1,11 @@
 /* Graph construction, copying and destruction. */
+#define _DEFAULT_SOURCE /* MAP_ANONYMOUS */
 #include "base/alloc.h"
 #include "base/dtype.h"
 #include "ir/op_table.h"
 
 #include <stdatomic.h>
+#include <sys/mman.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -50,12 +52,29 @@ ir_blob_t *ir_blob_adopt(void *data, size_t bytes)
     atomic_init(&b->refs, 1);
     b->size = bytes;
     b->data = data;
+    b->mapped = 0;
     return b;
 }
 
+#define IR_BLOB_MAP_MIN ((size_t)1 << 20)
+
 ir_blob_t *ir_blob_alloc(size_t bytes)
 {
-    return ir_blob_adopt(base_aligned_alloc(bytes, BASE_ALIGN), bytes);
+    if (bytes < IR_BLOB_MAP_MIN)
+        return ir_blob_adopt(base_aligned_alloc(bytes, BASE_ALIGN), bytes);
+    ir_blob_t *b = malloc(sizeof *b);
+    if (!b)
+        return NULL;
+    void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED) {
+        free(b);
+        return NULL;
+    }
+    atomic_init(&b->refs, 1);
+    b->size = bytes;
+    b->data = p; /* page-aligned */
+    b->mapped = 1;
+    return b;
 }
 
 ir_blob_t *ir_blob_ref(ir_blob_t *b)
@@ -69,7 +88,10 @@ void ir_blob_unref(ir_blob_t *b)
 {
     /* acq_rel: every holder's reads of the bytes happen before the free */
     if (b && atomic_fetch_sub_explicit(&b->refs, 1, memory_order_acq_rel) == 1) {
-        base_aligned_free(b->data);
+        if (b->mapped)
+            munmap(b->data, b->size);
+        else
+            base_aligned_free(b->data);
         free(b);
     }
 }

@@ -58,10 +58,13 @@ typedef struct ir_blob {
     _Atomic long refs;
     size_t size;
     void *data;        /* BASE_ALIGN-aligned, never NULL (even for 0 bytes) */
+    int mapped;        /* data is its own anonymous mapping (large blobs) */
 } ir_blob_t;
 
 /* A new blob of `bytes` uninitialised bytes with one reference; NULL when
- * out of memory. */
+ * out of memory. Large ones (>= 1 MiB) are mapped on their own, so freeing
+ * one returns its memory to the system at once: weights freed while
+ * others are allocated (pre-packing) leave no holes in the heap. */
 ir_blob_t *ir_blob_alloc(size_t bytes);
 /* Wraps data (from base_aligned_alloc, `bytes` long) in a blob with one
  * reference. The blob owns data from now on: on failure (NULL) data has
