@@ -102,12 +102,24 @@ static cairn_status_t fold_one(ir_graph_t *g, int i, const kctx_t *k, int *done)
         base_error_clear();
         return CAIRN_OK;
     }
+    ir_blob_t *blobs[64];
+    for (int o = 0; o < n->n_outputs; o++) {
+        blobs[o] = ir_blob_adopt(bufs[o], sizes[o]);
+        bufs[o] = NULL;
+        if (!blobs[o])
+            s = base_error(CAIRN_ERR_OUT_OF_MEMORY, "out of memory");
+    }
+    if (s != CAIRN_OK) {
+        for (int o = 0; o < n->n_outputs; o++)
+            ir_blob_unref(blobs[o]);
+        return s;
+    }
     for (int o = 0; o < n->n_outputs; o++) {
         ir_value_t *v = &g->values[n->outputs[o]];
         v->kind = IR_VALUE_CONSTANT;
         v->type = out_t[o];
-        v->data = bufs[o];
-        v->data_bytes = sizes[o];
+        ir_value_set_blob(v, blobs[o]);
+        ir_blob_unref(blobs[o]); /* the value holds it now */
         v->producer = -1;
     }
     *done = 1;

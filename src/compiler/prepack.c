@@ -71,19 +71,24 @@ static cairn_status_t pack_one(rw_t *r, int i)
     if (K <= 0 || N <= 0)
         return CAIRN_OK;
     size_t size = gemm_f32_packed_b_size(K, N);
-    void *buf = base_aligned_alloc(size, BASE_ALIGN);
+    /* a blob: large ones are their own mapping, returned to the system
+     * when freed, so the plain weights freed below leave no heap holes */
+    ir_blob_t *buf = ir_blob_alloc(size);
     if (!buf)
         return base_error(CAIRN_ERR_OUT_OF_MEMORY, "out of memory");
-    cairn_status_t s = gemm_f32_pack_b(transB, K, N, bv->data, transB ? K : N, buf, size);
+    cairn_status_t s = gemm_f32_pack_b(transB, K, N, bv->data, transB ? K : N, buf->data, size);
     if (s != CAIRN_OK) {
-        base_aligned_free(buf);
+        ir_blob_unref(buf);
         return base_error_prefix(s, "pre-packing B of node '%s': ", n->name);
     }
     char hint[512];
     snprintf(hint, sizeof hint, "%s:packed", bv->name);
     int64_t dims[1] = {(int64_t)size};
     int pv;
-    BASE_TRY(rw_add_const_owned(r, hint, CAIRN_U8, 1, dims, buf, size, &pv));
+    s = rw_add_const_blob(r, hint, CAIRN_U8, 1, dims, buf, &pv);
+    ir_blob_unref(buf);
+    if (s != CAIRN_OK)
+        return s;
     int in[4] = {A, pv, bias, resid};
     int n_in = resid >= 0 ? 4 : bias >= 0 ? 3 : 2;
     cairn_attr_t attrs[7] = {
@@ -97,6 +102,13 @@ static cairn_status_t pack_one(rw_t *r, int i)
     s = rw_replace(r, i, IR_OP_FusedMatMul, in, n_in, attrs, 7, &i, 1);
     if (s == CAIRN_ERR_OUT_OF_MEMORY || s == CAIRN_ERR_INTERNAL)
         return s;
+    if (s == CAIRN_OK && r->uses[B] == 0 && !r->is_out[B]) {
+        /* The packed copy replaces the plain one: drop this graph's
+         * reference now rather than at rw_finish, so the pass never holds
+         * every weight twice. The bytes go when no other graph (the
+         * caller's) shares them. The value, unused, is compacted away. */
+        ir_value_set_blob(&r->g->values[B], NULL);
+    }
     base_error_clear(); /* not packed: the node stays as it was */
     return CAIRN_OK;
 }

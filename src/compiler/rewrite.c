@@ -269,6 +269,17 @@ cairn_status_t rw_add_const(rw_t *r, const char *hint, cairn_dtype_t dtype, int 
 cairn_status_t rw_add_const_owned(rw_t *r, const char *hint, cairn_dtype_t dtype, int rank,
                                   const int64_t *dims, void *data, size_t bytes, int *out)
 {
+    ir_blob_t *b = ir_blob_adopt(data, bytes);
+    if (!b)
+        return rw_oom();
+    cairn_status_t s = rw_add_const_blob(r, hint, dtype, rank, dims, b, out);
+    ir_blob_unref(b);
+    return s;
+}
+
+cairn_status_t rw_add_const_blob(rw_t *r, const char *hint, cairn_dtype_t dtype, int rank,
+                                 const int64_t *dims, ir_blob_t *b, int *out)
+{
     char name[512];
     ir_type_t t;
     memset(&t, 0, sizeof t);
@@ -277,13 +288,7 @@ cairn_status_t rw_add_const_owned(rw_t *r, const char *hint, cairn_dtype_t dtype
     for (int i = 0; i < rank; i++)
         t.shape.d[i] = dims[i];
     BASE_TRY(unique_name(r, hint, name, sizeof name));
-    cairn_status_t s = ir_graph_add_value(r->g, name, &t, IR_VALUE_CONSTANT, out);
-    if (s != CAIRN_OK) {
-        base_aligned_free(data);
-        return s;
-    }
-    r->g->values[*out].data = data;
-    r->g->values[*out].data_bytes = bytes;
+    BASE_TRY(ir_graph_add_constant_blob(r->g, name, &t, b, out));
     return rw_refresh(r);
 }
 
@@ -331,7 +336,7 @@ cairn_status_t rw_finish(rw_t *r)
         if (!keep[v]) {
             vmap[v] = -1;
             free(g->values[v].name);
-            base_aligned_free(g->values[v].data);
+            ir_value_set_blob(&g->values[v], NULL);
             continue;
         }
         vmap[v] = k;

@@ -62,6 +62,10 @@ cairn_status_t rw_add_const(rw_t *r, const char *hint, cairn_dtype_t dtype, int 
 cairn_status_t rw_add_const_owned(rw_t *r, const char *hint, cairn_dtype_t dtype, int rank,
                                   const int64_t *dims, void *data, size_t bytes, int *out);
 
+/* Adds a constant sharing blob b (a new reference is taken). */
+cairn_status_t rw_add_const_blob(rw_t *r, const char *hint, cairn_dtype_t dtype, int rank,
+                                 const int64_t *dims, ir_blob_t *b, int *out);
+
 /* Frees one node's members (the graph's own helper is private to graph.c). */
 void rw_free_node(ir_node_t *n);
 

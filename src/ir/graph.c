@@ -1,8 +1,11 @@
 /* Graph construction, copying and destruction. */
+#define _DEFAULT_SOURCE /* MAP_ANONYMOUS */
 #include "base/alloc.h"
 #include "base/dtype.h"
 #include "ir/op_table.h"
 
+#include <stdatomic.h>
+#include <sys/mman.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,6 +39,71 @@ static int grow(void **arr, int *cap, int need, size_t elem)
 }
 
 static cairn_status_t oom(void) { return base_error(CAIRN_ERR_OUT_OF_MEMORY, "out of memory"); }
+
+ir_blob_t *ir_blob_adopt(void *data, size_t bytes)
+{
+    if (!data)
+        return NULL;
+    ir_blob_t *b = malloc(sizeof *b);
+    if (!b) {
+        base_aligned_free(data);
+        return NULL;
+    }
+    atomic_init(&b->refs, 1);
+    b->size = bytes;
+    b->data = data;
+    b->mapped = 0;
+    return b;
+}
+
+#define IR_BLOB_MAP_MIN ((size_t)1 << 20)
+
+ir_blob_t *ir_blob_alloc(size_t bytes)
+{
+    if (bytes < IR_BLOB_MAP_MIN)
+        return ir_blob_adopt(base_aligned_alloc(bytes, BASE_ALIGN), bytes);
+    ir_blob_t *b = malloc(sizeof *b);
+    if (!b)
+        return NULL;
+    void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED) {
+        free(b);
+        return NULL;
+    }
+    atomic_init(&b->refs, 1);
+    b->size = bytes;
+    b->data = p; /* page-aligned */
+    b->mapped = 1;
+    return b;
+}
+
+ir_blob_t *ir_blob_ref(ir_blob_t *b)
+{
+    if (b)
+        atomic_fetch_add_explicit(&b->refs, 1, memory_order_relaxed);
+    return b;
+}
+
+void ir_blob_unref(ir_blob_t *b)
+{
+    /* acq_rel: every holder's reads of the bytes happen before the free */
+    if (b && atomic_fetch_sub_explicit(&b->refs, 1, memory_order_acq_rel) == 1) {
+        if (b->mapped)
+            munmap(b->data, b->size);
+        else
+            base_aligned_free(b->data);
+        free(b);
+    }
+}
+
+void ir_value_set_blob(ir_value_t *v, ir_blob_t *b)
+{
+    ir_blob_t *old = v->blob;
+    v->blob = ir_blob_ref(b);
+    v->data = b ? b->data : NULL;
+    v->data_bytes = b ? b->size : 0;
+    ir_blob_unref(old);
+}
 
 cairn_status_t ir_graph_create(ir_graph_t **out)
 {
@@ -77,7 +145,7 @@ void ir_graph_destroy(ir_graph_t *g)
         return;
     for (int i = 0; i < g->n_values; i++) {
         free(g->values[i].name);
-        base_aligned_free(g->values[i].data);
+        ir_value_set_blob(&g->values[i], NULL);
     }
     free(g->values);
     for (int i = 0; i < g->n_nodes; i++)
@@ -173,7 +241,6 @@ cairn_status_t ir_graph_add_input(ir_graph_t *g, const char *name, const ir_type
 cairn_status_t ir_graph_add_constant(ir_graph_t *g, const char *name, const ir_type_t *type,
                                      const void *data, int *out)
 {
-    int id;
     if (!g || !name || !type)
         return base_error(CAIRN_ERR_INVALID_ARGUMENT, "ir_graph_add_constant: NULL argument");
     BASE_TRY(check_type("constant", name, type));
@@ -185,18 +252,34 @@ cairn_status_t ir_graph_add_constant(ir_graph_t *g, const char *name, const ir_t
         return base_error(CAIRN_ERR_SHAPE, "constant '%s': size overflows", name);
     if (bytes > 0 && !data)
         return base_error(CAIRN_ERR_INVALID_ARGUMENT, "constant '%s': data is NULL", name);
-    void *copy = base_aligned_alloc(bytes, BASE_ALIGN);
-    if (!copy)
+    ir_blob_t *b = ir_blob_alloc(bytes);
+    if (!b)
         return oom();
     if (bytes)
-        memcpy(copy, data, bytes);
-    cairn_status_t s = ir_graph_add_value(g, name, type, IR_VALUE_CONSTANT, &id);
-    if (s != CAIRN_OK) {
-        base_aligned_free(copy);
-        return s;
-    }
-    g->values[id].data = copy;
-    g->values[id].data_bytes = bytes;
+        memcpy(b->data, data, bytes);
+    cairn_status_t s = ir_graph_add_constant_blob(g, name, type, b, out);
+    ir_blob_unref(b);
+    return s;
+}
+
+cairn_status_t ir_graph_add_constant_blob(ir_graph_t *g, const char *name, const ir_type_t *type,
+                                          ir_blob_t *b, int *out)
+{
+    int id;
+    if (!g || !name || !type || !b)
+        return base_error(CAIRN_ERR_INVALID_ARGUMENT, "ir_graph_add_constant: NULL argument");
+    BASE_TRY(check_type("constant", name, type));
+    if (!ir_shape_is_concrete(&type->shape))
+        return base_error(CAIRN_ERR_SHAPE, "constant '%s': shape must be concrete", name);
+    int64_t n = ir_shape_numel(&type->shape);
+    size_t bytes;
+    if (n < 0 || !base_mul_size((size_t)n, cairn_dtype_size(type->dtype), &bytes))
+        return base_error(CAIRN_ERR_SHAPE, "constant '%s': size overflows", name);
+    if (b->size != bytes)
+        return base_error(CAIRN_ERR_INTERNAL, "constant '%s': payload of %zu bytes for a type "
+                          "of %zu", name, b->size, bytes);
+    BASE_TRY(ir_graph_add_value(g, name, type, IR_VALUE_CONSTANT, &id));
+    ir_value_set_blob(&g->values[id], b);
     if (out)
         *out = id;
     return CAIRN_OK;
@@ -527,16 +610,11 @@ cairn_status_t ir_graph_clone(const ir_graph_t *g, ir_graph_t **out)
         ir_value_t *w = &c->values[i];
         *w = *v;
         w->name = dup_str(v->name);
-        w->data = NULL;
+        /* constants are immutable: the clone shares the payload */
+        ir_blob_ref(w->blob);
         c->n_values = i + 1;
         if (!w->name)
             CLONE_FAIL(oom());
-        if (v->data) {
-            w->data = base_aligned_alloc(v->data_bytes, BASE_ALIGN);
-            if (!w->data)
-                CLONE_FAIL(oom());
-            memcpy(w->data, v->data, v->data_bytes);
-        }
     }
     for (int i = 0; i < g->n_nodes; i++) {
         const ir_node_t *n = &g->nodes[i];

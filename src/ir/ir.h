@@ -48,14 +48,47 @@ typedef enum ir_value_kind {
     IR_VALUE_CONSTANT          /* a weight or folded constant: data is set */
 } ir_value_kind_t;
 
+/* A constant's payload, shared by reference count: ir_graph_clone and the
+ * compiler's passes hand the same blob to every graph that holds the
+ * constant instead of copying it. Constants are immutable once their blob
+ * is attached to a value, so sharing needs no copy-on-write; the last
+ * ir_blob_unref frees the bytes. The count is atomic so sessions made
+ * from one graph on different threads may share it. */
+typedef struct ir_blob {
+    _Atomic long refs;
+    size_t size;
+    void *data;        /* BASE_ALIGN-aligned, never NULL (even for 0 bytes) */
+    int mapped;        /* data is its own anonymous mapping (large blobs) */
+} ir_blob_t;
+
+/* A new blob of `bytes` uninitialised bytes with one reference; NULL when
+ * out of memory. Large ones (>= 1 MiB) are mapped on their own, so freeing
+ * one returns its memory to the system at once: weights freed while
+ * others are allocated (pre-packing) leave no holes in the heap. */
+ir_blob_t *ir_blob_alloc(size_t bytes);
+/* Wraps data (from base_aligned_alloc, `bytes` long) in a blob with one
+ * reference. The blob owns data from now on: on failure (NULL) data has
+ * already been freed. */
+ir_blob_t *ir_blob_adopt(void *data, size_t bytes);
+ir_blob_t *ir_blob_ref(ir_blob_t *b); /* returns b; b may be NULL */
+void ir_blob_unref(ir_blob_t *b);     /* b may be NULL */
+
 typedef struct ir_value {
     char *name;
     ir_type_t type;
     ir_value_kind_t kind;
-    void *data;        /* constant payload (owned, aligned), or NULL */
+    /* A constant's payload: blob holds the reference, data and data_bytes
+     * mirror blob->data and blob->size for readers. Set them only with
+     * ir_value_set_blob. NULL/0 for non-constants. */
+    ir_blob_t *blob;
+    void *data;
     size_t data_bytes;
     int producer;      /* node index, or -1 */
 } ir_value_t;
+
+/* Makes b (may be NULL) the value's payload, taking a new reference to it
+ * and dropping the one to the previous payload. */
+void ir_value_set_blob(ir_value_t *v, ir_blob_t *b);
 
 typedef struct ir_attr {
     char *name;
@@ -112,6 +145,10 @@ cairn_status_t ir_graph_add_input(ir_graph_t *g, const char *name, const ir_type
                                   int *out);
 cairn_status_t ir_graph_add_constant(ir_graph_t *g, const char *name, const ir_type_t *type,
                                      const void *data, int *out);
+/* Adds a constant whose payload is blob b (the graph takes its own
+ * reference; b->size must be the type's byte size). */
+cairn_status_t ir_graph_add_constant_blob(ir_graph_t *g, const char *name, const ir_type_t *type,
+                                          ir_blob_t *b, int *out);
 
 /* Adds a node of op `op` (an ir_op_find() id). Attributes are checked
  * against the op's schema and copied; output values are created (named

@@ -62,12 +62,46 @@ cairn_status_t cairn_session_create(const cairn_graph_t *graph,
     return cairn_session_create_compiled(graph, opts, NULL, out);
 }
 
+static cairn_status_t session_create(const cairn_graph_t *graph, cairn_graph_t *owned,
+                                     const cairn_session_options_t *opts,
+                                     const cairn_compile_options_t *co, cairn_session_t **out);
+static cairn_status_t session_create_impl(const cairn_graph_t *graph, cairn_graph_t **owned,
+                                          const cairn_session_options_t *opts,
+                                          const cairn_compile_options_t *co,
+                                          cairn_session_t **out);
+
 cairn_status_t cairn_session_create_compiled(const cairn_graph_t *graph,
                                              const cairn_session_options_t *opts,
                                              const cairn_compile_options_t *co,
                                              cairn_session_t **out)
 {
+    return session_create(graph, NULL, opts, co, out);
+}
+
+cairn_status_t cairn_session_create_taking(cairn_graph_t *graph,
+                                           const cairn_session_options_t *opts,
+                                           const cairn_compile_options_t *co,
+                                           cairn_session_t **out)
+{
+    return session_create(graph, graph, opts, co, out);
+}
+
+/* owned: graph itself when the session takes it (destroyed here), or NULL */
+static cairn_status_t session_create(const cairn_graph_t *graph, cairn_graph_t *owned,
+                                     const cairn_session_options_t *opts,
+                                     const cairn_compile_options_t *co, cairn_session_t **out)
+{
     base_error_clear();
+    cairn_status_t st = session_create_impl(graph, &owned, opts, co, out);
+    cairn_graph_destroy(owned); /* NULL once the session has dropped it */
+    return st;
+}
+
+static cairn_status_t session_create_impl(const cairn_graph_t *graph, cairn_graph_t **owned,
+                                          const cairn_session_options_t *opts,
+                                          const cairn_compile_options_t *co,
+                                          cairn_session_t **out)
+{
     if (!graph || !out)
         return base_error(CAIRN_ERR_INVALID_ARGUMENT, "cairn_session_create: %s is NULL",
                           graph ? "out" : "graph");
@@ -83,9 +117,16 @@ cairn_status_t cairn_session_create_compiled(const cairn_graph_t *graph,
     cairn_session_t *s = calloc(1, sizeof *s);
     if (!s)
         return base_error(CAIRN_ERR_OUT_OF_MEMORY, "out of memory");
+    int ni = g->n_inputs, no = g->n_outputs;
     cairn_status_t st = ir_graph_clone(g, &s->graph);
     if (st != CAIRN_OK)
         goto fail;
+    if (*owned) {
+        /* the clone shares every constant: the graph's references go now */
+        cairn_graph_destroy(*owned);
+        *owned = NULL;
+        graph = NULL, g = NULL;
+    }
     if ((st = base_pool_create(o.threads, &s->pool)) != CAIRN_OK)
         goto fail;
     s->kctx.pool = s->pool;
@@ -98,7 +139,6 @@ cairn_status_t cairn_session_create_compiled(const cairn_graph_t *graph,
                                co ? co->dump : NULL)) != CAIRN_OK)
             goto fail;
     }
-    int ni = g->n_inputs, no = g->n_outputs;
     s->in_types = calloc((size_t)ni + 1, sizeof *s->in_types);
     s->in_data = calloc((size_t)ni + 1, sizeof *s->in_data);
     s->in_values = calloc((size_t)ni + 1, sizeof *s->in_values);

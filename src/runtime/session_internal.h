@@ -31,6 +31,17 @@ cairn_status_t cairn_session_create_compiled(const cairn_graph_t *graph,
                                              const cairn_compile_options_t *co,
                                              cairn_session_t **out);
 
+/* cairn_session_create_compiled that takes the graph: it is destroyed (on
+ * failure too) as soon as the session shares its constants, before the
+ * compiler runs, so a weight the compiler replaces (a pre-packed GEMM
+ * operand) is freed when it is replaced instead of staying in the graph:
+ * the weights are never held twice. For callers that would destroy the
+ * graph right after creating the session anyway. */
+cairn_status_t cairn_session_create_taking(cairn_graph_t *graph,
+                                           const cairn_session_options_t *opts,
+                                           const cairn_compile_options_t *co,
+                                           cairn_session_t **out);
+
 #define CAIRN_STEP_MAX_OUT 8
 
 /* One step of the session's current plan, for --explain. Pointers are

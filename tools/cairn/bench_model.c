@@ -27,6 +27,7 @@
 #include "base/status.h"
 #include "cmd.h"
 #include "model.h"
+#include "runtime/session_internal.h"
 
 #include <errno.h>
 #include <math.h>
@@ -257,7 +258,11 @@ static int bm_cairn_setup(const bm_opts_t *o, bm_cairn_t *c, FILE *err)
     }
     cairn_session_options_t so = cairn_session_options_default();
     so.threads = o->threads;
-    if (cairn_session_create(c->m.graph, &so, &c->s) != CAIRN_OK) {
+    /* the session takes the graph, as a program that only runs the model
+     * would: the weights it re-packs are then never held twice */
+    cairn_status_t st = cairn_session_create_taking(c->m.graph, &so, NULL, &c->s);
+    c->m.graph = NULL;
+    if (st != CAIRN_OK) {
         fprintf(err, "cairn bench model: %s: %s\n", o->model, cairn_last_error());
         return BM_FAIL;
     }

@@ -336,8 +336,7 @@ static int prof_session(prof_opts_t *o, run_model_t *m)
     so.threads = o->threads;
     so.isa_cap = o->isa;
     cairn_session_t *s = NULL;
-    cairn_status_t st = cairn_session_create(m->graph, &so, &s);
-    cairn_graph_destroy(m->graph);
+    cairn_status_t st = cairn_session_create_taking(m->graph, &so, NULL, &s);
     m->graph = NULL;
     if (st != CAIRN_OK) {
         fprintf(o->err, "cairn %s: %s: creating the session: %s\n", o->cmd, o->model,

@@ -740,8 +740,8 @@ static int run_model(run_opts_t *o, run_model_t *m)
     so.isa_cap = o->isa;
     cairn_session_t *s = NULL;
     cairn_compile_options_t co = {o->passes, o->dump_after, o->json ? o->err : o->out};
-    cairn_status_t st = cairn_session_create_compiled(m->graph, &so, &co, &s);
-    cairn_graph_destroy(m->graph);
+    /* the session takes the graph: weights it re-packs are not held twice */
+    cairn_status_t st = cairn_session_create_taking(m->graph, &so, &co, &s);
     m->graph = NULL;
     if (st != CAIRN_OK) {
         fprintf(o->err, "cairn run: %s: creating the session: %s\n", o->model, cairn_last_error());

@@ -20,6 +20,7 @@
  * schema cannot express (counts, names, dims, types) is checked here.
  */
 #define _XOPEN_SOURCE 700
+#define _DEFAULT_SOURCE /* madvise */
 #include "frontend/onnx/loader.h"
 
 #include "base/dtype.h"
@@ -29,11 +30,15 @@
 #include "onnx.pb-c.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 /* The IR behind a public graph (runtime/api_graph.c). */
 const ir_graph_t *cairn_graph_ir(const cairn_graph_t *g);
@@ -136,6 +141,11 @@ typedef struct ld_scope {
 
 #define LD_MAX_DEPTH 32 /* nested If branches inlined */
 
+/* Where an initializer's raw_data lies in the model's bytes (strip_model). */
+typedef struct ld_span {
+    size_t off, len; /* off == SIZE_MAX: the initializer had no raw_data */
+} ld_span_t;
+
 typedef struct ld {
     cairn_graph_t *g;
     ir_graph_t *ir;
@@ -152,6 +162,11 @@ typedef struct ld {
     const char *op_type;
     ld_scope_t *sub;   /* the innermost branch being inlined, or NULL */
     int depth;
+    /* the model's bytes, and where its initializers' raw_data lie in them
+     * when the skeleton was unpacked (NULL: the whole model was) */
+    const uint8_t *buf;
+    int mapped; /* buf is a private read-only mapping of the file */
+    const struct ld_span *spans;
 } ld_t;
 
 static cairn_status_t oom(void) { return base_error(CAIRN_ERR_OUT_OF_MEMORY, "out of memory"); }
@@ -1047,9 +1062,26 @@ static int prescan_cond(const ld_t *L, const Onnx__GraphProto *const *chain, int
 {
     for (int d = depth - 1; d >= 0; d--) {
         const Onnx__GraphProto *gp = chain[d];
-        for (size_t i = 0; i < gp->n_initializer; i++)
-            if (gp->initializer[i]->name && !strcmp(gp->initializer[i]->name, name))
-                return prescan_bool(L, gp->initializer[i]);
+        for (size_t i = 0; i < gp->n_initializer; i++) {
+            Onnx__TensorProto *tp = gp->initializer[i];
+            if (!tp->name || strcmp(tp->name, name))
+                continue;
+            /* the main graph's raw_data may have been left in the file
+             * (see strip_model): read it from there for the look */
+            const ld_span_t *sp = d == 0 && !L->sub && L->spans && L->spans[i].off != SIZE_MAX
+                                      ? &L->spans[i]
+                                      : NULL;
+            if (!sp)
+                return prescan_bool(L, tp);
+            tp->has_raw_data = 1;
+            tp->raw_data.len = sp->len;
+            tp->raw_data.data = (uint8_t *)L->buf + sp->off;
+            int v = prescan_bool(L, tp);
+            tp->has_raw_data = 0;
+            tp->raw_data.len = 0;
+            tp->raw_data.data = NULL;
+            return v;
+        }
         for (size_t i = 0; i < gp->n_node; i++) {
             const Onnx__NodeProto *nd = gp->node[i];
             for (size_t o = 0; o < nd->n_output; o++) {
@@ -1687,7 +1719,199 @@ static cairn_status_t check_declared(ld_t *L, const Onnx__ValueInfoProto *vi, co
     return CAIRN_OK;
 }
 
-static cairn_status_t build(ld_t *L, const Onnx__ModelProto *m)
+/* ---- reading the model without holding its weights twice ------------------
+ *
+ * protobuf-c copies every bytes field while it unpacks, so unpacking a
+ * model whole holds the file's bytes and a copy of every weight at once.
+ * Instead the model is first rewritten into a skeleton without the
+ * initializers' raw_data (a walk over the wire format, three levels deep:
+ * ModelProto.graph = 7, GraphProto.initializer = 5, TensorProto.raw_data =
+ * 9), the skeleton is unpacked, and each initializer's raw_data is decoded
+ * straight from the file's bytes when the initializer becomes a constant.
+ * Anything unexpected in the walk (groups, a second graph or raw_data
+ * field, lengths past the end) falls back to unpacking the whole buffer,
+ * which also gives malformed files their proper message. */
+
+
+typedef struct ld_out {
+    uint8_t *p;
+    size_t n, cap;
+    int oom;
+} ld_out_t;
+
+static void out_put(ld_out_t *o, const void *b, size_t n)
+{
+    if (o->oom)
+        return;
+    if (o->n + n > o->cap) {
+        size_t nc = o->cap ? o->cap : 4096;
+        while (nc < o->n + n)
+            nc *= 2;
+        uint8_t *q = realloc(o->p, nc);
+        if (!q) {
+            o->oom = 1;
+            return;
+        }
+        o->p = q, o->cap = nc;
+    }
+    if (n)
+        memcpy(o->p + o->n, b, n);
+    o->n += n;
+}
+
+static void out_varint(ld_out_t *o, uint64_t v)
+{
+    uint8_t b[10];
+    size_t n = 0;
+    do {
+        b[n++] = (uint8_t)((v & 0x7f) | (v > 0x7f ? 0x80 : 0));
+        v >>= 7;
+    } while (v);
+    out_put(o, b, n);
+}
+
+static int pb_varint(const uint8_t *b, size_t end, size_t *pos, uint64_t *v)
+{
+    uint64_t r = 0;
+    for (int sh = 0; sh < 64 && *pos < end; sh += 7) {
+        uint8_t c = b[(*pos)++];
+        r |= (uint64_t)(c & 0x7f) << sh;
+        if (!(c & 0x80)) {
+            *v = r;
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* Reads one field at *pos (< end): its number, wire type and, for
+ * length-delimited ones, the payload's range; *pos moves past it. */
+static int pb_field(const uint8_t *b, size_t end, size_t *pos, uint64_t *field, size_t *pl,
+                    size_t *plen)
+{
+    uint64_t key, v;
+    if (!pb_varint(b, end, pos, &key))
+        return 0;
+    *field = key >> 3;
+    switch (key & 7) {
+    case 0: return pb_varint(b, end, pos, &v);
+    case 1: if (end - *pos < 8) return 0; *pos += 8; return 1;
+    case 5: if (end - *pos < 4) return 0; *pos += 4; return 1;
+    case 2:
+        if (!pb_varint(b, end, pos, &v) || v > end - *pos)
+            return 0;
+        *pl = *pos, *plen = (size_t)v, *pos += (size_t)v;
+        *field |= (uint64_t)1 << 60; /* marks "length-delimited" for the callers */
+        return 1;
+    default: return 0; /* groups: not in ONNX */
+    }
+}
+
+#define LD_LEN(f) (((uint64_t)1 << 60) | (f))
+
+static int strip_tensor(const uint8_t *b, size_t start, size_t end, ld_out_t *o, ld_span_t *sp)
+{
+    sp->off = SIZE_MAX, sp->len = 0;
+    for (size_t pos = start; pos < end;) {
+        size_t f0 = pos, pl = 0, plen = 0;
+        uint64_t f;
+        if (!pb_field(b, end, &pos, &f, &pl, &plen))
+            return 0;
+        if (f == LD_LEN(9)) {
+            if (sp->off != SIZE_MAX)
+                return 0;
+            sp->off = pl, sp->len = plen;
+        } else {
+            out_put(o, b + f0, pos - f0);
+        }
+    }
+    return 1;
+}
+
+static int strip_graph(const uint8_t *b, size_t start, size_t end, ld_out_t *o, ld_span_t **spans,
+                       size_t *n_spans)
+{
+    ld_out_t t = {0};
+    size_t cap = 0;
+    int ok = 1;
+    for (size_t pos = start; ok && pos < end;) {
+        size_t f0 = pos, pl = 0, plen = 0;
+        uint64_t f;
+        if (!(ok = pb_field(b, end, &pos, &f, &pl, &plen)))
+            break;
+        if (f != LD_LEN(5)) {
+            out_put(o, b + f0, pos - f0);
+            continue;
+        }
+        if (*n_spans == cap) {
+            cap = cap ? cap * 2 : 64;
+            ld_span_t *q = realloc(*spans, cap * sizeof *q);
+            if (!q) {
+                ok = 0;
+                break;
+            }
+            *spans = q;
+        }
+        t.n = 0;
+        if (!(ok = strip_tensor(b, pl, pl + plen, &t, &(*spans)[*n_spans])))
+            break;
+        ++*n_spans;
+        out_varint(o, (5 << 3) | 2);
+        out_varint(o, t.n);
+        out_put(o, t.p, t.n);
+        ok = !t.oom;
+    }
+    free(t.p);
+    return ok && !o->oom;
+}
+
+/* The skeleton of model buf (in *skel) and the raw_data span of each of
+ * its graph's initializers, in order. 0: use the whole buffer instead. */
+static int strip_model(const uint8_t *b, size_t len, ld_out_t *skel, ld_span_t **spans,
+                       size_t *n_spans)
+{
+    ld_out_t g = {0};
+    int ok = 1, seen = 0;
+    *spans = NULL, *n_spans = 0;
+    for (size_t pos = 0; ok && pos < len;) {
+        size_t f0 = pos, pl = 0, plen = 0;
+        uint64_t f;
+        if (!(ok = pb_field(b, len, &pos, &f, &pl, &plen)))
+            break;
+        if (f != LD_LEN(7)) {
+            out_put(skel, b + f0, pos - f0);
+            continue;
+        }
+        if (seen++ || !(ok = strip_graph(b, pl, pl + plen, &g, spans, n_spans)))
+            break;
+        out_varint(skel, (7 << 3) | 2);
+        out_varint(skel, g.n);
+        out_put(skel, g.p, g.n);
+    }
+    free(g.p);
+    if (!ok || seen != 1 || skel->oom) {
+        free(skel->p), free(*spans);
+        memset(skel, 0, sizeof *skel);
+        *spans = NULL, *n_spans = 0;
+        return 0;
+    }
+    return 1;
+}
+
+/* Drops the pages of a mapped file's range from the process (they are
+ * read again from the file if touched): the model's weights are not held
+ * twice while they become constants. */
+static void ld_release(const ld_t *L, size_t off, size_t len)
+{
+    if (!L->mapped || !len)
+        return;
+    uintptr_t pg = (uintptr_t)sysconf(_SC_PAGESIZE);
+    uintptr_t a = ((uintptr_t)L->buf + off) & ~(pg - 1);
+    uintptr_t e = (uintptr_t)L->buf + off + len;
+    madvise((void *)a, (size_t)(e - a), MADV_DONTNEED);
+}
+
+static cairn_status_t build(ld_t *L, Onnx__ModelProto *m)
 {
     const Onnx__GraphProto *gp = m->graph;
     BASE_TRY(read_opsets(L, m));
@@ -1704,11 +1928,30 @@ static cairn_status_t build(ld_t *L, const Onnx__ModelProto *m)
 
     /* initializers, then the graph inputs that are not initializers */
     for (size_t i = 0; s == CAIRN_OK && i < gp->n_initializer; i++) {
-        const Onnx__TensorProto *tp = gp->initializer[i];
+        /* the proto is the loader's own: its bytes go once they are a constant */
+        Onnx__TensorProto *tp = gp->initializer[i];
+        const ld_span_t *sp = L->spans && L->spans[i].off != SIZE_MAX ? &L->spans[i] : NULL;
+        if (sp) { /* stripped from the skeleton: decoded from the file's bytes */
+            tp->has_raw_data = 1;
+            tp->raw_data.len = sp->len;
+            tp->raw_data.data = (uint8_t *)L->buf + sp->off;
+        }
         char lab[600];
         snprintf(lab, sizeof lab, "%s: initializer '%.500s'", L->label, tp->name);
         cairn_tensor_t t;
-        if ((s = onnx_tensor_decode(tp, lab, L->dir, &t)) != CAIRN_OK)
+        s = onnx_tensor_decode(tp, lab, L->dir, &t);
+        if (sp) {
+            tp->has_raw_data = 0;
+            tp->raw_data.len = 0;
+            tp->raw_data.data = NULL;
+            ld_release(L, sp->off, sp->len);
+        } else if (tp->has_raw_data) {
+            free(tp->raw_data.data); /* protobuf-c's default allocator is malloc */
+            tp->raw_data.len = 0;
+            tp->raw_data.data = NULL;
+            tp->has_raw_data = 0;
+        }
+        if (s != CAIRN_OK)
             break;
         int id;
         s = ld_const(L, tp->name, &t, &id);
@@ -1774,9 +2017,9 @@ cairn_status_t onnx_model_load_buffer(const uint8_t *buf, size_t len, const char
     return onnx_model_load_buffer_bound(buf, len, dir, label, NULL, 0, out);
 }
 
-cairn_status_t onnx_model_load_buffer_bound(const uint8_t *buf, size_t len, const char *dir,
-                                            const char *label, const onnx_bound_input_t *bound,
-                                            int n_bound, cairn_graph_t **out)
+static cairn_status_t load_buffer(const uint8_t *buf, size_t len, int mapped, const char *dir,
+                                  const char *label, const onnx_bound_input_t *bound,
+                                  int n_bound, cairn_graph_t **out)
 {
     if (!label)
         label = "model";
@@ -1784,12 +2027,32 @@ cairn_status_t onnx_model_load_buffer_bound(const uint8_t *buf, size_t len, cons
         return base_error(CAIRN_ERR_INVALID_ARGUMENT, "onnx_model_load_buffer: NULL argument");
     *out = NULL;
     static const uint8_t empty = 0;
-    Onnx__ModelProto *m = onnx__model_proto__unpack(NULL, len, buf ? buf : &empty);
+    ld_out_t skel = {0};
+    ld_span_t *spans = NULL;
+    size_t n_spans = 0;
+    Onnx__ModelProto *m = NULL;
+    if (buf && strip_model(buf, len, &skel, &spans, &n_spans)) {
+        m = onnx__model_proto__unpack(NULL, skel.n, skel.p ? skel.p : &empty);
+        free(skel.p);
+        if (m && (!m->graph || m->graph->n_initializer != n_spans)) {
+            onnx__model_proto__free_unpacked(m, NULL);
+            m = NULL;
+        }
+        if (!m) {
+            free(spans);
+            spans = NULL;
+        }
+    }
+    if (!m)
+        m = onnx__model_proto__unpack(NULL, len, buf ? buf : &empty);
+    if (mapped && len) /* what the walk and the unpack touched */
+        madvise((void *)buf, len, MADV_DONTNEED);
     if (!m)
         return base_error(CAIRN_ERR_PARSE, "'%s': not a valid ONNX model (%zu bytes; truncated "
                           "or not an ONNX protobuf file)", label, len);
     if (!m->graph) {
         onnx__model_proto__free_unpacked(m, NULL);
+        free(spans);
         return base_error(CAIRN_ERR_PARSE, "'%s': the model has no graph (is it an ONNX model "
                           "file?)", label);
     }
@@ -1797,6 +2060,7 @@ cairn_status_t onnx_model_load_buffer_bound(const uint8_t *buf, size_t len, cons
     memset(&L, 0, sizeof L);
     L.label = label, L.dir = dir;
     L.bound = bound, L.n_bound = bound ? n_bound : 0;
+    L.buf = buf, L.mapped = mapped, L.spans = spans;
     cairn_status_t s = cairn_graph_create(&L.g);
     if (s == CAIRN_OK) {
         L.ir = (ir_graph_t *)cairn_graph_ir(L.g);
@@ -1804,12 +2068,20 @@ cairn_status_t onnx_model_load_buffer_bound(const uint8_t *buf, size_t len, cons
     }
     nm_free(&L.names);
     onnx__model_proto__free_unpacked(m, NULL);
+    free(spans);
     if (s != CAIRN_OK) {
         cairn_graph_destroy(L.g);
         return s;
     }
     *out = L.g;
     return CAIRN_OK;
+}
+
+cairn_status_t onnx_model_load_buffer_bound(const uint8_t *buf, size_t len, const char *dir,
+                                            const char *label, const onnx_bound_input_t *bound,
+                                            int n_bound, cairn_graph_t **out)
+{
+    return load_buffer(buf, len, 0, dir, label, bound, n_bound, out);
 }
 
 cairn_status_t cairn_graph_load_onnx(const char *path, cairn_graph_t **out)
@@ -1824,14 +2096,45 @@ cairn_status_t onnx_model_load_file(const char *path, const onnx_bound_input_t *
     if (!path || !out)
         return base_error(CAIRN_ERR_INVALID_ARGUMENT, "cairn_graph_load_onnx: NULL argument");
     *out = NULL;
+    /* external data is relative to the model's folder */
+    char *dir = malloc(strlen(path) + 2);
+    if (!dir)
+        return oom();
+    strcpy(dir, path);
+    char *slash = strrchr(dir, '/');
+    if (slash)
+        slash[slash == dir ? 1 : 0] = 0;
+    else
+        strcpy(dir, ".");
+    /* mapped, not read: the pages of each weight leave the process once it
+     * is a constant (pipes and other unmappable files are read) */
+    int fd = open(path, O_RDONLY);
+    struct stat st;
+    if (fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 &&
+        (uint64_t)st.st_size <= SIZE_MAX) {
+        size_t mlen = (size_t)st.st_size;
+        void *map = mmap(NULL, mlen, PROT_READ, MAP_PRIVATE, fd, 0);
+        if (map != MAP_FAILED) {
+            close(fd);
+            cairn_status_t s = load_buffer(map, mlen, 1, dir, path, bound, n_bound, out);
+            munmap(map, mlen);
+            free(dir);
+            return s;
+        }
+    }
+    if (fd >= 0)
+        close(fd);
     FILE *f = fopen(path, "rb");
-    if (!f)
+    if (!f) {
+        free(dir);
         return base_error(CAIRN_ERR_IO, "cannot open '%s': %s", path, strerror(errno));
+    }
     size_t cap = 1 << 16, len = 0;
     uint8_t *buf = malloc(cap);
     for (;;) {
         if (!buf) {
             fclose(f);
+            free(dir);
             return base_error(CAIRN_ERR_OUT_OF_MEMORY, "'%s': out of memory reading the file",
                               path);
         }
@@ -1851,21 +2154,10 @@ cairn_status_t onnx_model_load_file(const char *path, const onnx_bound_input_t *
     fclose(f);
     if (bad) {
         free(buf);
+        free(dir);
         return base_error(CAIRN_ERR_IO, "cannot read '%s'", path);
     }
-    /* external data is relative to the model's folder */
-    char *dir = malloc(strlen(path) + 2);
-    if (!dir) {
-        free(buf);
-        return oom();
-    }
-    strcpy(dir, path);
-    char *slash = strrchr(dir, '/');
-    if (slash)
-        slash[slash == dir ? 1 : 0] = 0;
-    else
-        strcpy(dir, ".");
-    cairn_status_t s = onnx_model_load_buffer_bound(buf, len, dir, path, bound, n_bound, out);
+    cairn_status_t s = load_buffer(buf, len, 0, dir, path, bound, n_bound, out);
     free(dir);
     free(buf);
     return s;
