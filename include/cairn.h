@@ -217,6 +217,12 @@ cairn_session_options_t cairn_session_options_default(void);
 cairn_status_t cairn_session_create(const cairn_graph_t *g,
                                     const cairn_session_options_t *opts,
                                     cairn_session_t **out);
+/* Like cairn_session_create, but takes the graph: it is destroyed (on
+ * failure too) as soon as the session shares its weights, so weights the
+ * compiler replaces (pre-packed GEMM operands) are never held twice. Use it
+ * when the graph is not needed after the session exists. */
+cairn_status_t cairn_session_create_from(cairn_graph_t *g, const cairn_session_options_t *opts,
+                                         cairn_session_t **out);
 void cairn_session_destroy(cairn_session_t *s);
 
 /* Describes the session's inputs and outputs. shape entries are -1 for

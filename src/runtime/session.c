@@ -78,6 +78,12 @@ cairn_status_t cairn_session_create_compiled(const cairn_graph_t *graph,
     return session_create(graph, NULL, opts, co, out);
 }
 
+cairn_status_t cairn_session_create_from(cairn_graph_t *g, const cairn_session_options_t *opts,
+                                         cairn_session_t **out)
+{
+    return cairn_session_create_taking(g, opts, NULL, out);
+}
+
 cairn_status_t cairn_session_create_taking(cairn_graph_t *graph,
                                            const cairn_session_options_t *opts,
                                            const cairn_compile_options_t *co,
