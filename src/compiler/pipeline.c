@@ -2,7 +2,8 @@
  * The pass pipeline: which passes run, in which order, and the checks
  * between them. Folding first (so later passes see constants), then dead
  * code, then canonical forms (LayerNormalization, Gelu) that the GEMM
- * fusion can absorb as activations, then pre-packing of what remains a
+ * fusion can absorb as activations, then attention chains as one
+ * FusedAttention (before GEMM fusion, which would take its MatMuls), then pre-packing of what remains a
  * GEMM with a constant B. After each pass the graph must still verify; a
  * pass that breaks it is a cairn bug, reported as CAIRN_ERR_INTERNAL.
  */
@@ -13,6 +14,7 @@
 
 static const pass_def_t pipeline[] = {
     {"fold", pass_fold},         {"dce", pass_dce},         {"canonicalize", pass_canonicalize},
+    {"fuse_attention", pass_fuse_attention},
     {"fuse_gemm", pass_fuse_gemm}, {"prepack", pass_prepack},
 };
 #define N_PASSES ((int)(sizeof pipeline / sizeof pipeline[0]))
@@ -33,7 +35,7 @@ const pass_def_t *compiler_find_pass(const char *name)
 
 static const char *pass_list(void)
 {
-    return "fold, dce, canonicalize, fuse_gemm, prepack";
+    return "fold, dce, canonicalize, fuse_attention, fuse_gemm, prepack";
 }
 
 /* Marks in sel[] the passes the selection text names. */

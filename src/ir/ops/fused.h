@@ -18,4 +18,19 @@ enum {
     FUSED_MM_N
 };
 
+/* FusedAttention attribute slots, in schema order. The perms say where the
+ * logical axes are: Transpose(Q, q_perm) is [B, Hq, Sq, D], Transpose(K,
+ * k_perm) is [B, Hk, Sk, D], Transpose(V, v_perm) is [B, Hk, Sk, Dv]
+ * (absent: identity), and the output is Transpose(O, out_perm) of the
+ * logical O [B, Hq, Sq, Dv]. Hk must divide Hq (grouped-query attention).
+ * causal = 1 masks key j for query i when j > i + Sk - Sq. */
+enum {
+    FUSED_ATTN_SCALE,
+    FUSED_ATTN_CAUSAL,
+    FUSED_ATTN_Q_PERM,
+    FUSED_ATTN_K_PERM,
+    FUSED_ATTN_V_PERM,
+    FUSED_ATTN_OUT_PERM
+};
+
 #endif
