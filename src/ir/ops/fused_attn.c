@@ -16,6 +16,7 @@
 #include "ir/ops/fused.h"
 #include "kernels/attn/attn.h"
 
+#include <stdio.h>
 #include <string.h>
 
 cairn_status_t op_fused_attn_infer(ir_infer_ctx_t *c);
@@ -31,27 +32,30 @@ const ir_attr_def_t op_fused_attn_attrs[] = {
 
 static const char *const fa_names[4] = {"q_perm", "k_perm", "v_perm", "out_perm"};
 
-/* The perm in slot `slot` (identity when absent); 0 and an error message
- * if it is not a permutation of 0..3. */
-static cairn_status_t fa_perm(const ir_node_t *n, int slot, int64_t perm[4])
+/* The perm in slot `slot` (identity when absent); if it is not a
+ * permutation of 0..3, CAIRN_ERR_INVALID_ARGUMENT with the reason in msg. */
+static cairn_status_t fa_perm(const ir_node_t *n, int slot, int64_t perm[4], char *msg,
+                              size_t cap)
 {
     size_t cnt = 0;
     const int64_t *p = ir_attr_ints(n, slot, &cnt);
+    const char *name = fa_names[slot - FUSED_ATTN_Q_PERM];
     if (!p || cnt == 0) {
         for (int i = 0; i < 4; i++)
             perm[i] = i;
         return CAIRN_OK;
     }
-    if (cnt != 4)
-        return base_error(CAIRN_ERR_INVALID_ARGUMENT, "%s has %zu entries; it must have 4",
-                          fa_names[slot - FUSED_ATTN_Q_PERM], cnt);
+    if (cnt != 4) {
+        snprintf(msg, cap, "%s has %zu entries; it must have 4", name, cnt);
+        return CAIRN_ERR_INVALID_ARGUMENT;
+    }
     int seen[4] = {0, 0, 0, 0};
     for (int i = 0; i < 4; i++) {
-        if (p[i] < 0 || p[i] > 3 || seen[p[i]]++)
-            return base_error(CAIRN_ERR_INVALID_ARGUMENT,
-                              "%s = [%lld, %lld, %lld, %lld] is not a permutation of 0..3",
-                              fa_names[slot - FUSED_ATTN_Q_PERM], (long long)p[0],
-                              (long long)p[1], (long long)p[2], (long long)p[3]);
+        if (p[i] < 0 || p[i] > 3 || seen[p[i]]++) {
+            snprintf(msg, cap, "%s = [%lld, %lld, %lld, %lld] is not a permutation of 0..3",
+                     name, (long long)p[0], (long long)p[1], (long long)p[2], (long long)p[3]);
+            return CAIRN_ERR_INVALID_ARGUMENT;
+        }
         perm[i] = p[i];
     }
     return CAIRN_OK;
@@ -68,9 +72,10 @@ cairn_status_t op_fused_attn_infer(ir_infer_ctx_t *c)
     static const char *const what[3] = {"Q", "K", "V"};
     int64_t perm[4][4], lg[3][4];
     for (int t = 0; t < 4; t++) {
-        cairn_status_t s = fa_perm(c->node, FUSED_ATTN_Q_PERM + t, perm[t]);
+        char msg[160];
+        cairn_status_t s = fa_perm(c->node, FUSED_ATTN_Q_PERM + t, perm[t], msg, sizeof msg);
         if (s != CAIRN_OK)
-            return ir_infer_error(c, s, "%s", base_error_message());
+            return ir_infer_error(c, s, "%s", msg);
     }
     int known = 1;
     for (int t = 0; t < 3; t++) {
@@ -152,8 +157,10 @@ cairn_status_t op_fused_attn_exec(const ir_node_t *n, const ktensor_t *in, int n
 {
     (void)n_out, (void)ws;
     int64_t perm[4][4];
+    char msg[160];
     for (int t = 0; t < 4; t++)
-        BASE_TRY(fa_perm(n, FUSED_ATTN_Q_PERM + t, perm[t]));
+        if (fa_perm(n, FUSED_ATTN_Q_PERM + t, perm[t], msg, sizeof msg) != CAIRN_OK)
+            return base_error(CAIRN_ERR_INVALID_ARGUMENT, "%s", msg);
     kattn_params_t p;
     memset(&p, 0, sizeof p);
     p.B = in[0].shape[perm[0][0]];
@@ -195,8 +202,9 @@ void op_fused_attn_cost(const ir_node_t *n, const ktensor_t *in, int n_in, const
                         int n_out, ir_cost_t *cost)
 {
     int64_t perm[4][4];
+    char msg[160];
     for (int t = 0; t < 4; t++)
-        if (fa_perm(n, FUSED_ATTN_Q_PERM + t, perm[t]) != CAIRN_OK)
+        if (fa_perm(n, FUSED_ATTN_Q_PERM + t, perm[t], msg, sizeof msg) != CAIRN_OK)
             return;
     double sk = (double)in[1].shape[perm[1][2]], d = (double)in[0].shape[perm[0][3]];
     double dv = (double)in[2].shape[perm[2][3]];

@@ -131,7 +131,7 @@ void KA(block)(const kattn_params_t *p, int64_t bh, int64_t q0, int64_t q1, floa
                 }
                 int64_t lim = nk; /* keys [lim, BK) of the tile are masked */
                 if (p->causal && i + off + 1 - k0 < lim)
-                    lim = i + off + 1 - k0;
+                    lim = i + off + 1 - k0 > 0 ? i + off + 1 - k0 : 0;
                 for (int64_t j = lim; j < KATTN_BK; j++)
                     sr[j] = -INFINITY;
                 V mv = V_LOAD(sr);
