@@ -54,8 +54,10 @@ extern const int kattn_n_variants;
 const kattn_variant_t *kattn_variant_for(cairn_isa_t cap);
 const kattn_variant_t *kattn_select(void);
 
-/* Query rows per work item, keys per tile, and the scratch a work item needs. */
-#define KATTN_BQ 64
+/* The most query rows per work item (the driver picks 32, 64 or 128 so
+ * that every thread gets a few items), keys per tile, and the scratch a
+ * work item needs. */
+#define KATTN_BQ 128
 #define KATTN_BK 64
 size_t kattn_ws_floats(const kattn_params_t *p);
 

@@ -65,7 +65,7 @@ size_t kattn_ws_floats(const kattn_params_t *p)
 typedef struct ka_job {
     const kattn_variant_t *v;
     const kattn_params_t *p;
-    int64_t nqb;
+    int64_t nqb, bq;
     float *ws; /* per worker */
     size_t ws_floats;
 } ka_job_t;
@@ -76,7 +76,7 @@ static void ka_task(void *c, size_t b, size_t e, int w)
     float *ws = j->ws + (size_t)w * j->ws_floats;
     for (size_t t = b; t < e; t++) {
         int64_t bh = (int64_t)t / j->nqb, qb = (int64_t)t % j->nqb;
-        int64_t q0 = qb * KATTN_BQ, q1 = q0 + KATTN_BQ;
+        int64_t q0 = qb * j->bq, q1 = q0 + j->bq;
         if (q1 > j->p->Sq)
             q1 = j->p->Sq;
         j->v->block(j->p, bh, q0, q1, ws);
@@ -93,11 +93,16 @@ cairn_status_t kattn_f32(const kattn_variant_t *v, const kattn_params_t *p, cons
         kattn_ref_f32(p);
         return CAIRN_OK;
     }
-    ka_job_t j = {v, p, (p->Sq + KATTN_BQ - 1) / KATTN_BQ, NULL, kattn_ws_floats(p)};
-    size_t tasks = (size_t)(p->B * p->Hq * j.nqb);
     int workers = k && k->pool ? base_pool_threads(k->pool) : 1;
     if (workers < 1)
         workers = 1;
+    /* long query blocks pack each K / V tile fewer times; shorter ones give
+     * every worker at least ~3 items */
+    int64_t bq = KATTN_BQ;
+    while (bq > 32 && p->B * p->Hq * ((p->Sq + bq - 1) / bq) < 3 * workers)
+        bq /= 2;
+    ka_job_t j = {v, p, (p->Sq + bq - 1) / bq, bq, NULL, kattn_ws_floats(p)};
+    size_t tasks = (size_t)(p->B * p->Hq * j.nqb);
     j.ws = base_aligned_alloc(sizeof(float) * j.ws_floats * (size_t)workers, 64);
     if (!j.ws)
         return base_error(CAIRN_ERR_OUT_OF_MEMORY, "attention: no memory for %d x %zu floats of scratch",

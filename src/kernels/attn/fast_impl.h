@@ -24,7 +24,7 @@
 
 /* acc rows r0..r0+3 (stride ldc), vector columns c..c+nvc-1, += p (4 rows of
  * BK, stride BK) times vp (nk rows of ldv). nvc is a literal at each call. */
-static inline void KA(pv)(float *acc, int64_t ldc, const float *p, const float *vp,
+static inline __attribute__((always_inline)) void KA(pv)(float *acc, int64_t ldc, const float *p, const float *vp,
                          int64_t ldv, int64_t nk, int c, int nvc)
 {
     V a[KA_R][4];
@@ -113,13 +113,16 @@ void KA(block)(const kattn_params_t *p, int64_t bh, int64_t q0, int64_t q1, floa
                 for (int c = 0; c < KA_NV; c++)
                     V_STORE(sb + r * KATTN_BK + c * VLEN, s[r][c]);
 
+            /* the softmax update in phases over the 4 rows, so the rows'
+             * dependency chains (max, exp, sums) overlap */
+            float mnew[KA_R], alpha[KA_R];
+            int live[KA_R];
             for (int r = 0; r < KA_R; r++) {
                 float *sr = sb + r * KATTN_BK;
                 const int64_t row = r0 + r, i = q0 + row;
-                if (row >= nq) {
-                    memset(sr, 0, sizeof(float) * KATTN_BK);
+                live[r] = row < nq;
+                if (!live[r])
                     continue;
-                }
                 if (mk) {
                     const float *mr = mk + i * p->ms[2] + k0 * p->ms[3];
                     if (p->ms[3] == 1)
@@ -134,30 +137,51 @@ void KA(block)(const kattn_params_t *p, int64_t bh, int64_t q0, int64_t q1, floa
                     lim = i + off + 1 - k0 > 0 ? i + off + 1 - k0 : 0;
                 for (int64_t j = lim; j < KATTN_BK; j++)
                     sr[j] = -INFINITY;
+            }
+            for (int r = 0; r < KA_R; r++) {
+                const float *sr = sb + r * KATTN_BK;
                 V mv = V_LOAD(sr);
                 for (int c = 1; c < KA_NV; c++)
                     mv = V_MAX(mv, V_LOAD(sr + c * VLEN));
-                float tmax = V_HMAX(mv);
-                float mnew = tmax > m[row] ? tmax : m[row];
-                if (mnew == -INFINITY || mnew != mnew) {
+                float tmax = V_HMAX(mv), mo = live[r] ? m[r0 + r] : 0.0f;
+                mnew[r] = tmax > mo ? tmax : mo;
+                if (!live[r] || mnew[r] == -INFINITY || mnew[r] != mnew[r]) {
                     /* nothing unmasked yet (or NaN scores: let them through
                      * to the output as Softmax would) */
-                    if (mnew != mnew)
-                        l[row] = NAN;
-                    memset(sr, 0, sizeof(float) * KATTN_BK);
-                    continue;
+                    if (live[r] && mnew[r] != mnew[r])
+                        l[r0 + r] = NAN;
+                    live[r] = 0;
+                    mnew[r] = 0.0f;
+                    alpha[r] = 1.0f;
+                } else {
+                    alpha[r] = mo == mnew[r] ? 1.0f : expf(mo - mnew[r]);
                 }
-                float alpha = expf(m[row] - mnew);
-                V mn = V_SET1(mnew), sum = V_ZERO();
+            }
+            V sum[KA_R];
+            for (int r = 0; r < KA_R; r++) {
+                float *sr = sb + r * KATTN_BK;
+                V mn = V_SET1(mnew[r]);
+                sum[r] = V_ZERO();
                 for (int c = 0; c < KA_NV; c++) {
-                    V e = VM(exp)(V_SUB(V_LOAD(sr + c * VLEN), mn));
-                    sum = V_ADD(sum, e);
+                    /* weights below e^-87 become exact zeros: masked keys
+                     * would otherwise give denormals, which make the P.V
+                     * FMAs crawl; dead rows get zeros throughout */
+                    V x = V_SUB(V_LOAD(sr + c * VLEN), mn);
+                    if (!live[r])
+                        x = V_SET1(-INFINITY);
+                    V e = V_BLEND(V_CMP_GT(x, V_SET1(-87.0f)), V_ZERO(), VM(exp)(x));
+                    sum[r] = V_ADD(sum[r], e);
                     V_STORE(sr + c * VLEN, e);
                 }
-                l[row] = l[row] * alpha + V_HSUM(sum);
-                m[row] = mnew;
-                if (alpha != 1.0f) {
-                    V av = V_SET1(alpha);
+            }
+            for (int r = 0; r < KA_R; r++) {
+                if (!live[r])
+                    continue;
+                const int64_t row = r0 + r;
+                l[row] = l[row] * alpha[r] + V_HSUM(sum[r]);
+                m[row] = mnew[r];
+                if (alpha[r] != 1.0f) {
+                    V av = V_SET1(alpha[r]);
                     float *ar = acc + row * Dvp;
                     for (int64_t t = 0; t < Dvp; t += VLEN)
                         V_STORE(ar + t, V_MUL(av, V_LOAD(ar + t)));
