@@ -57,9 +57,8 @@ const kattn_variant_t *kattn_select(void)
 
 size_t kattn_ws_floats(const kattn_params_t *p)
 {
-    int64_t dvp = (p->Dv + 15) / 16 * 16;
-    return (size_t)(KATTN_BQ * p->D + p->D * KATTN_BK + KATTN_BK * dvp + KATTN_BQ * dvp +
-                    4 * KATTN_BK + 2 * KATTN_BQ + 16);
+    /* fast_impl.h: Q^T, O^T, the score tile and three G-vectors, G <= 32 */
+    return (size_t)((p->D + p->Dv + KATTN_BK + 8 + 3) * 32 + 16);
 }
 
 typedef struct ka_job {
