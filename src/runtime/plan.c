@@ -5,6 +5,7 @@
 #include "base/clock.h"
 #include "base/dtype.h"
 #include "ir/ops/fused.h"
+#include "kernels/attn/attn.h"
 #include "kernels/gemm/gemm.h"
 #include "profile/profile.h"
 
@@ -532,6 +533,10 @@ void plan_step_kernel(const plan_step_t *st, char *buf, size_t cap)
                      : " none");
     } else if ((n->op == IR_OP_MatMul || n->op == IR_OP_Gemm) && f32) {
         snprintf(buf, cap, "gemm %s", gemm_f32_variant_name());
+    } else if (n->op == IR_OP_FusedAttention) {
+        snprintf(buf, cap, "attention %s%s%s", kattn_select()->name,
+                 ir_attr_i(n, FUSED_ATTN_CAUSAL) ? " causal" : "",
+                 st->n_in > 3 && n->inputs[3] >= 0 ? " +mask" : "");
     } else {
         snprintf(buf, cap, "ref");
     }
