@@ -209,6 +209,16 @@ void op_fused_attn_cost(const ir_node_t *n, const ktensor_t *in, int n_in, const
     double sk = (double)in[1].shape[perm[1][2]], d = (double)in[0].shape[perm[0][3]];
     double dv = (double)in[2].shape[perm[2][3]];
     double rows = (double)kt_numel(&out[0]) / (dv > 0 ? dv : 1);
+    if (ir_attr_i(n, FUSED_ATTN_CAUSAL)) {
+        /* only the allowed (query, key) pairs are computed: on average
+         * (sum over i of min(Sk, max(0, i + Sk - Sq + 1))) / Sq keys a row */
+        double sq = (double)in[0].shape[perm[0][2]], pairs = 0;
+        for (double i = 0; i < sq; i++) {
+            double c = i + sk - sq + 1;
+            pairs += c < 0 ? 0 : c > sk ? sk : c;
+        }
+        sk = sq > 0 ? pairs / sq : 0;
+    }
     double bytes = 0;
     for (int i = 0; i < n_in; i++)
         if (in[i].dtype != CAIRN_DTYPE_UNDEFINED)
