@@ -44,6 +44,10 @@ cairn_status_t pass_fold_bn(ir_graph_t *g, const pass_ctx_t *c);
 /* Conv epilogue fusion: Conv -> [Relu|Sigmoid|Clip] -> [Add residual]
  * becomes one FusedConv. */
 cairn_status_t pass_fuse_conv(ir_graph_t *g, const pass_ctx_t *c);
+/* Attention fusion: MatMul(Q, K^T) -> [scale] -> [Add mask | causal Where]
+ * -> Softmax -> MatMul(., V), with the transposes around it, becomes one
+ * FusedAttention (fuse_attention.c). */
+cairn_status_t pass_fuse_attention(ir_graph_t *g, const pass_ctx_t *c);
 /* GEMM epilogue fusion: MatMul(X, const W) -> [Add bias] -> [activation]
  * -> [Add residual] becomes one FusedMatMul. */
 cairn_status_t pass_fuse_gemm(ir_graph_t *g, const pass_ctx_t *c);

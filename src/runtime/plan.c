@@ -6,6 +6,7 @@
 #include "base/dtype.h"
 #include "ir/ops/fused.h"
 #include "kernels/conv/conv.h"
+#include "kernels/attn/attn.h"
 #include "kernels/gemm/gemm.h"
 #include "profile/profile.h"
 
@@ -543,6 +544,10 @@ void plan_step_kernel(const plan_step_t *st, char *buf, size_t cap)
             snprintf(buf, cap, "conv depthwise %s", conv_dw_variant_name());
         else
             snprintf(buf, cap, "conv im2col/1x1 + gemm %s", gemm_f32_variant_name());
+    } else if (n->op == IR_OP_FusedAttention) {
+        snprintf(buf, cap, "attention %s%s%s", kattn_select()->name,
+                 ir_attr_i(n, FUSED_ATTN_CAUSAL) ? " causal" : "",
+                 st->n_in > 3 && n->inputs[3] >= 0 ? " +mask" : "");
     } else {
         snprintf(buf, cap, "ref");
     }

@@ -78,7 +78,8 @@ int main(void)
                   "--threads", "1"};
     CHECK(cli(10, a2) == 0);
     CHECK(strstr(out_buf, "per op type") && strstr(out_buf, "per thread") &&
-          strstr(out_buf, "advice") && strstr(out_buf, "layer0/attn/Softmax"));
+          strstr(out_buf, "advice") && strstr(out_buf, "FusedAttention") &&
+          strstr(out_buf, "attention ")); /* the attention chain is one step, its kernel named */
     CHECK(strstr(out_buf, "calibrated, 1 thread"));
 
     /* cairn run --profile delegates, CSV has one row per step */

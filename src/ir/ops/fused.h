@@ -22,5 +22,19 @@ enum {
  * six (auto_pad, dilations, group, kernel_shape, pads, strides), then the
  * epilogue: "activation" a gemm_act_t, clip bounds. */
 enum { FUSED_CONV_ACTIVATION = 6, FUSED_CONV_CLIP_MIN, FUSED_CONV_CLIP_MAX };
+/* FusedAttention attribute slots, in schema order. The perms say where the
+ * logical axes are: Transpose(Q, q_perm) is [B, Hq, Sq, D], Transpose(K,
+ * k_perm) is [B, Hk, Sk, D], Transpose(V, v_perm) is [B, Hk, Sk, Dv]
+ * (absent: identity), and the output is Transpose(O, out_perm) of the
+ * logical O [B, Hq, Sq, Dv]. Hk must divide Hq (grouped-query attention).
+ * causal = 1 masks key j for query i when j > i + Sk - Sq. */
+enum {
+    FUSED_ATTN_SCALE,
+    FUSED_ATTN_CAUSAL,
+    FUSED_ATTN_Q_PERM,
+    FUSED_ATTN_K_PERM,
+    FUSED_ATTN_V_PERM,
+    FUSED_ATTN_OUT_PERM
+};
 
 #endif

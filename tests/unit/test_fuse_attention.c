@@ -1,0 +1,268 @@
+/* The fuse_attention pass on small graphs built through the C API: the
+ * encoder form (MatMul(Q, Transpose(K)) / c + mask -> Softmax -> MatMul(., V)
+ * -> head-merge Transpose) and the GPT-2 form (transposes on Q, K, V, Mul
+ * by c, masked_fill's Where with a constant causal condition) each become
+ * one FusedAttention with every node as a source, and outputs match the
+ * graph run without passes; chains that must not fuse are left alone. */
+#include "check.h"
+#include "compiler/pass.h"
+#include "ir/op_table.h"
+#include "ir/ops/fused.h"
+#include "runtime/session_internal.h"
+
+#include <math.h>
+
+const ir_graph_t *cairn_graph_ir(const cairn_graph_t *g);
+
+/* ---- building helpers ---- */
+
+static cairn_value_id node(cairn_graph_t *g, const char *op, const char *name,
+                           const cairn_value_id *in, int n_in, const cairn_attr_t *a, int n_a)
+{
+    cairn_value_id y = -1;
+    CHECK_OK(cairn_graph_add_node(g, op, name, in, n_in, a, n_a, &y, 1, NULL));
+    return y;
+}
+
+static cairn_value_id bin(cairn_graph_t *g, const char *op, const char *name, cairn_value_id a,
+                          cairn_value_id b)
+{
+    cairn_value_id in[2] = {a, b};
+    return node(g, op, name, in, 2, NULL, 0);
+}
+
+static cairn_value_id scalar(cairn_graph_t *g, const char *name, float v)
+{
+    cairn_tensor_t t = {CAIRN_F32, 0, {0}, &v};
+    cairn_value_id id = -1;
+    CHECK_OK(cairn_graph_add_constant(g, name, &t, &id));
+    return id;
+}
+
+/* The graph after `passes`: a clone of g's IR, rewritten. */
+static ir_graph_t *compiled(const cairn_graph_t *g, const char *passes)
+{
+    ir_graph_t *c = NULL;
+    CHECK_OK(ir_graph_clone(cairn_graph_ir(g), &c));
+    CHECK_OK(compiler_run(c, NULL, passes, NULL, NULL));
+    return c;
+}
+
+static int count_op(const ir_graph_t *g, int op)
+{
+    int k = 0;
+    for (int i = 0; i < g->n_nodes; i++)
+        k += g->nodes[i].op == op;
+    return k;
+}
+
+static const ir_node_t *find_op(const ir_graph_t *g, int op)
+{
+    for (int i = 0; i < g->n_nodes; i++)
+        if (g->nodes[i].op == op)
+            return &g->nodes[i];
+    return NULL;
+}
+
+static int has_source(const ir_node_t *n, const char *name)
+{
+    for (int k = 0; n && k < n->n_sources; k++)
+        if (!strcmp(n->sources[k], name))
+            return 1;
+    return 0;
+}
+
+/* Runs g with the passes off and with `passes` on the same random inputs
+ * (every input f32 of the given shapes); outputs must agree within tol
+ * (relative to max(1, |ref|)). Returns the max error seen. */
+static double compare_runs(const cairn_graph_t *g, const char *passes, int n_in,
+                           const int64_t dims[][CAIRN_MAX_RANK], const int *ranks, double tol)
+{
+    cairn_session_options_t so = cairn_session_options_default();
+    so.threads = 2;
+    cairn_compile_options_t off = {"none", NULL, NULL}, on = {passes, NULL, NULL};
+    cairn_session_t *s0 = NULL, *s1 = NULL;
+    CHECK_OK(cairn_session_create_compiled(g, &so, &off, &s0));
+    CHECK_OK(cairn_session_create_compiled(g, &so, &on, &s1));
+    if (!s0 || !s1) {
+        cairn_session_destroy(s0);
+        cairn_session_destroy(s1);
+        return INFINITY;
+    }
+    cairn_tensor_t in[4];
+    check_rng_t r = {7};
+    for (int i = 0; i < n_in; i++) {
+        int64_t n = 1;
+        in[i].dtype = CAIRN_F32;
+        in[i].rank = ranks[i];
+        for (int d = 0; d < ranks[i]; d++)
+            in[i].shape[d] = dims[i][d], n *= dims[i][d];
+        in[i].data = malloc((size_t)n * sizeof(float));
+        check_fill_f32(&r, in[i].data, n, -2, 2);
+    }
+    int no = cairn_session_output_count(s0);
+    cairn_tensor_t o0[4], o1[4];
+    memset(o0, 0, sizeof o0);
+    memset(o1, 0, sizeof o1);
+    CHECK_OK(cairn_session_run(s0, in, n_in, o0, no));
+    CHECK_OK(cairn_session_run(s1, in, n_in, o1, no));
+    double worst = 0;
+    for (int o = 0; o < no; o++) {
+        CHECK(o0[o].rank == o1[o].rank && o0[o].data && o1[o].data);
+        if (!o0[o].data || !o1[o].data)
+            continue;
+        int64_t n = cairn_tensor_numel(&o0[o]);
+        CHECK(n == cairn_tensor_numel(&o1[o]));
+        for (int64_t i = 0; i < n; i++) {
+            double a = ((float *)o0[o].data)[i], b = ((float *)o1[o].data)[i];
+            double e = fabs(a - b) / (fabs(a) > 1 ? fabs(a) : 1);
+            if (!(e <= worst))
+                worst = e;
+        }
+    }
+    CHECK_MSG(worst <= tol, "passes '%s': max error %g > %g", passes, worst, tol);
+    for (int i = 0; i < n_in; i++)
+        free(in[i].data);
+    cairn_session_destroy(s0);
+    cairn_session_destroy(s1);
+    return worst;
+}
+
+static cairn_value_id transpose(cairn_graph_t *g, const char *name, cairn_value_id x,
+                                const int64_t *perm)
+{
+    cairn_attr_t a = cairn_attr_ints("perm", perm, 4);
+    return node(g, "Transpose", name, &x, 1, &a, 1);
+}
+
+static cairn_value_id softmax(cairn_graph_t *g, const char *name, cairn_value_id x, int axis)
+{
+    cairn_attr_t a = cairn_attr_int("axis", axis);
+    return node(g, "Softmax", name, &x, 1, &a, 1);
+}
+
+enum { B = 2, H = 3, S = 11, D = 32 };
+
+/* encoder form; variant 1: the softmax output is also a graph output (no
+ * fusion); variant 2: softmax over axis 2 (no fusion); variant 3: no mask,
+ * Mul by the constant on the left */
+static void test_encoder(int variant)
+{
+    cairn_graph_t *g;
+    CHECK_OK(cairn_graph_create(&g));
+    int64_t dq[4] = {B, H, S, D}, dm[4] = {B, 1, 1, S};
+    cairn_value_id q, k, v, m;
+    CHECK_OK(cairn_graph_add_input(g, "q", CAIRN_F32, 4, dq, NULL, &q));
+    CHECK_OK(cairn_graph_add_input(g, "k", CAIRN_F32, 4, dq, NULL, &k));
+    CHECK_OK(cairn_graph_add_input(g, "v", CAIRN_F32, 4, dq, NULL, &v));
+    if (variant != 3)
+        CHECK_OK(cairn_graph_add_input(g, "mask", CAIRN_F32, 4, dm, NULL, &m));
+    int64_t pk[4] = {0, 1, 3, 2}, po[4] = {0, 2, 1, 3};
+    cairn_value_id kt = transpose(g, "Transpose_1", k, pk);
+    cairn_value_id s = bin(g, "MatMul", "MatMul", q, kt);
+    if (variant == 3)
+        s = bin(g, "Mul", "Mul", scalar(g, "c", 0.125f), s);
+    else {
+        s = bin(g, "Div", "Div", s, scalar(g, "c", 5.656854f));
+        s = bin(g, "Add", "Add", s, m);
+    }
+    cairn_value_id p = softmax(g, "Softmax", s, variant == 2 ? 2 : -1);
+    cairn_value_id o = bin(g, "MatMul", "MatMul_1", p, v);
+    cairn_value_id y = transpose(g, "Transpose_2", o, po);
+    CHECK_OK(cairn_graph_mark_output(g, y));
+    if (variant == 1)
+        CHECK_OK(cairn_graph_mark_output(g, p));
+
+    ir_graph_t *c = compiled(g, "fuse_attention");
+    const ir_node_t *n = find_op(c, IR_OP_FusedAttention);
+    if (variant == 1 || variant == 2) {
+        CHECK(!n && count_op(c, IR_OP_Softmax) == 1 && count_op(c, IR_OP_MatMul) == 2);
+    } else {
+        CHECK(c->n_nodes == 1 && n);
+        int nsrc = variant == 3 ? 6 : 7;
+        CHECK(n && n->n_sources == nsrc && has_source(n, "Transpose_1") && has_source(n, "MatMul") &&
+              has_source(n, "Softmax") && has_source(n, "MatMul_1") && has_source(n, "Transpose_2"));
+        CHECK(n && n->n_inputs == (variant == 3 ? 3 : 4));
+        CHECK(n && fabs(ir_attr_f(n, FUSED_ATTN_SCALE) - (variant == 3 ? 0.125 : 1 / 5.656854)) < 1e-6);
+        CHECK(n && ir_attr_i(n, FUSED_ATTN_CAUSAL) == 0);
+        size_t cnt = 0;
+        const int64_t *kp = n ? ir_attr_ints(n, FUSED_ATTN_K_PERM, &cnt) : NULL;
+        CHECK(kp && cnt == 4 && kp[2] == 2 && kp[3] == 3); /* K itself is [B,H,S,D] */
+        const int64_t *op = n ? ir_attr_ints(n, FUSED_ATTN_OUT_PERM, &cnt) : NULL;
+        CHECK(op && cnt == 4 && op[1] == 2 && op[2] == 1);
+    }
+    ir_graph_destroy(c);
+    int64_t dims[4][CAIRN_MAX_RANK] = {{B, H, S, D}, {B, H, S, D}, {B, H, S, D}, {B, 1, 1, S}};
+    int ranks[4] = {4, 4, 4, 4};
+    compare_runs(g, "fuse_attention", variant == 3 ? 3 : 4, dims, ranks, 1e-5);
+    compare_runs(g, "all", variant == 3 ? 3 : 4, dims, ranks, 1e-5);
+    cairn_graph_destroy(g);
+}
+
+/* GPT-2 form; variant 1: the condition is not causal (no fusion); variant
+ * 2: Where(tril, scores, -inf) (the keep-when-true form) */
+static void test_gpt2(int variant)
+{
+    cairn_graph_t *g;
+    CHECK_OK(cairn_graph_create(&g));
+    int64_t dx[4] = {B, S, H, D};
+    cairn_value_id q, k, v;
+    CHECK_OK(cairn_graph_add_input(g, "q", CAIRN_F32, 4, dx, NULL, &q));
+    CHECK_OK(cairn_graph_add_input(g, "k", CAIRN_F32, 4, dx, NULL, &k));
+    CHECK_OK(cairn_graph_add_input(g, "v", CAIRN_F32, 4, dx, NULL, &v));
+    int64_t pq[4] = {0, 2, 1, 3}, pk[4] = {0, 2, 3, 1};
+    cairn_value_id tq = transpose(g, "Transpose", q, pq);
+    cairn_value_id tk = transpose(g, "Transpose_2", k, pk);
+    cairn_value_id tv = transpose(g, "Transpose_1", v, pq);
+    cairn_value_id s = bin(g, "MatMul", "MatMul", tq, tk);
+    s = bin(g, "Mul", "Mul", s, scalar(g, "c", 0.17677669f));
+    unsigned char cond[S * S];
+    for (int i = 0; i < S; i++)
+        for (int j = 0; j < S; j++) {
+            int masked = j > i;
+            if (variant == 1 && i == 3 && j == 7)
+                masked = 0;
+            cond[i * S + j] = (unsigned char)(variant == 2 ? !masked : masked);
+        }
+    cairn_tensor_t ct = {CAIRN_BOOL, 4, {1, 1, S, S}, cond};
+    cairn_value_id cv = -1;
+    CHECK_OK(cairn_graph_add_constant(g, "cond", &ct, &cv));
+    cairn_value_id fill = scalar(g, "fill", -INFINITY);
+    cairn_value_id win[3] = {cv, fill, s};
+    if (variant == 2)
+        win[1] = s, win[2] = fill;
+    s = node(g, "Where", "Where", win, 3, NULL, 0);
+    cairn_value_id p = softmax(g, "Softmax", s, 3);
+    cairn_value_id o = bin(g, "MatMul", "MatMul_1", p, tv);
+    cairn_value_id y = transpose(g, "Transpose_3", o, pq);
+    CHECK_OK(cairn_graph_mark_output(g, y));
+
+    ir_graph_t *c = compiled(g, "fuse_attention");
+    const ir_node_t *n = find_op(c, IR_OP_FusedAttention);
+    if (variant == 1) {
+        CHECK(!n && count_op(c, IR_OP_Where) == 1);
+    } else {
+        CHECK(c->n_nodes == 1 && n && n->n_inputs == 3 && n->n_sources == 9);
+        CHECK(n && has_source(n, "Where") && has_source(n, "Transpose_2") &&
+              has_source(n, "Transpose_3"));
+        CHECK(n && ir_attr_i(n, FUSED_ATTN_CAUSAL) == 1);
+        size_t cnt = 0;
+        const int64_t *kp = n ? ir_attr_ints(n, FUSED_ATTN_K_PERM, &cnt) : NULL;
+        CHECK(kp && cnt == 4 && kp[0] == 0 && kp[1] == 2 && kp[2] == 1 && kp[3] == 3);
+    }
+    ir_graph_destroy(c);
+    int64_t dims[3][CAIRN_MAX_RANK] = {{B, S, H, D}, {B, S, H, D}, {B, S, H, D}};
+    int ranks[3] = {4, 4, 4};
+    compare_runs(g, "fuse_attention", 3, dims, ranks, 1e-5);
+    compare_runs(g, "all", 3, dims, ranks, 1e-5);
+    cairn_graph_destroy(g);
+}
+
+int main(void)
+{
+    for (int v = 0; v < 4; v++)
+        test_encoder(v);
+    for (int v = 0; v < 3; v++)
+        test_gpt2(v);
+    return check_finish("test_fuse_attention");
+}
