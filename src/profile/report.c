@@ -1,33 +1,11 @@
 /* Profile reports in text, JSON, CSV, Chrome trace and HTML (see report.h). */
 #include "profile/report.h"
+#include "base/json_out.h"
 
 #include <math.h>
 #include <string.h>
 
 /* ---- escaping and numbers ---- */
-
-static void json_str(FILE *f, const char *s)
-{
-    fputc('"', f);
-    for (; s && *s; s++) {
-        unsigned char c = (unsigned char)*s;
-        if (c == '"' || c == '\\')
-            fprintf(f, "\\%c", c);
-        else if (c < 0x20)
-            fprintf(f, "\\u%04x", c);
-        else
-            fputc(c, f);
-    }
-    fputc('"', f);
-}
-
-static void json_num(FILE *f, double v)
-{
-    if (isfinite(v))
-        fprintf(f, "%.6g", v);
-    else
-        fputs("null", f);
-}
 
 static void html_str(FILE *f, const char *s)
 {
@@ -150,7 +128,7 @@ static void json_ctr(FILE *f, const profile_analysis_t *a, const double *c)
         if (!(a->counter_mask & (1u << k)))
             continue;
         fprintf(f, "%s\"%s\":", first ? "" : ",", pc_name(k));
-        json_num(f, c[k]);
+        base_json_number(f, c[k]);
         first = 0;
     }
     fputc('}', f);
@@ -159,35 +137,35 @@ static void json_ctr(FILE *f, const profile_analysis_t *a, const double *c)
 void profile_report_json(FILE *f, const profile_analysis_t *a, const report_meta_t *m)
 {
     fprintf(f, "{\"model\":");
-    json_str(f, m->model);
+    base_json_string(f, m->model);
     fprintf(f, ",\"isa\":");
-    json_str(f, m->isa);
+    base_json_string(f, m->isa);
     fprintf(f, ",\"threads\":%d,\"iters\":%d,\"roof\":{\"peak_gflops\":", a->threads, a->iters);
-    json_num(f, a->roof.peak_gflops);
+    base_json_number(f, a->roof.peak_gflops);
     fprintf(f, ",\"peak_gbs\":");
-    json_num(f, a->roof.peak_gbs);
+    base_json_number(f, a->roof.peak_gbs);
     fprintf(f, ",\"source\":");
-    json_str(f, m->roof_source);
+    base_json_string(f, m->roof_source);
     fprintf(f, "},\"total_ms\":");
-    json_num(f, a->total_ms);
+    base_json_number(f, a->total_ms);
     fprintf(f, ",\"steps\":[");
     for (int i = 0; i < a->n_rows; i++) {
         const profile_row_t *r = &a->rows[i];
         fprintf(f, "%s{\"name\":", i ? "," : "");
-        json_str(f, r->step.name);
+        base_json_string(f, r->step.name);
         fprintf(f, ",\"op\":");
-        json_str(f, r->step.op);
+        base_json_string(f, r->step.op);
         fprintf(f, ",\"kernel\":");
-        json_str(f, r->step.kernel);
+        base_json_string(f, r->step.kernel);
         fprintf(f, ",\"nodes\":");
-        json_str(f, r->step.sources);
+        base_json_string(f, r->step.sources);
         const char *keys[] = {"ms", "share", "flops", "bytes", "gflops", "gbs", "intensity",
                               "roof_fraction"};
         double vals[] = {r->ms, r->share, r->step.flops, r->step.bytes, r->gflops, r->gbs,
                          r->intensity, r->frac};
         for (size_t k = 0; k < sizeof vals / sizeof vals[0]; k++) {
             fprintf(f, ",\"%s\":", keys[k]);
-            json_num(f, vals[k]);
+            base_json_number(f, vals[k]);
         }
         fprintf(f, ",\"bound\":\"%s\"", r->memory_bound ? "memory" : "compute");
         if (a->counters) {
@@ -200,27 +178,27 @@ void profile_report_json(FILE *f, const profile_analysis_t *a, const report_meta
     for (int k = 0; k < a->n_ops; k++) {
         const profile_oprow_t *o = &a->ops[k];
         fprintf(f, "%s{\"op\":", k ? "," : "");
-        json_str(f, o->op);
+        base_json_string(f, o->op);
         fprintf(f, ",\"steps\":%d,\"ms\":", o->steps);
-        json_num(f, o->ms);
+        base_json_number(f, o->ms);
         fprintf(f, ",\"share\":");
-        json_num(f, o->share);
+        base_json_number(f, o->share);
         fprintf(f, ",\"gflops\":");
-        json_num(f, o->gflops);
+        base_json_number(f, o->gflops);
         fprintf(f, ",\"gbs\":");
-        json_num(f, o->gbs);
+        base_json_number(f, o->gbs);
         fputc('}', f);
     }
     fprintf(f, "],\"thread_stats\":[");
     for (int t = 0; t < a->threads; t++) {
         fprintf(f, "%s{\"thread\":%d,\"busy_ms\":", t ? "," : "", t);
-        json_num(f, a->thr[t].busy_ms);
+        base_json_number(f, a->thr[t].busy_ms);
         fprintf(f, ",\"wait_ms\":");
-        json_num(f, a->thr[t].wait_ms);
+        base_json_number(f, a->thr[t].wait_ms);
         fputc('}', f);
     }
     fprintf(f, "],\"imbalance\":");
-    json_num(f, a->imbalance);
+    base_json_number(f, a->imbalance);
     fprintf(f, ",\"counters\":");
     if (a->counters)
         json_ctr(f, a, a->ctr_total);
@@ -228,13 +206,13 @@ void profile_report_json(FILE *f, const profile_analysis_t *a, const report_meta
         fputs("null", f);
     fprintf(f, ",\"counters_note\":");
     if (m->counters_note)
-        json_str(f, m->counters_note);
+        base_json_string(f, m->counters_note);
     else
         fputs("null", f);
     fprintf(f, ",\"advice\":[");
     for (int i = 0; i < a->n_advice; i++) {
         fprintf(f, "%s", i ? "," : "");
-        json_str(f, a->advice[i].text);
+        base_json_string(f, a->advice[i].text);
     }
     fprintf(f, "]}\n");
 }
@@ -294,15 +272,15 @@ void profile_report_trace(FILE *f, const profile_t *p, const profile_analysis_t 
             const profile_step_t *st = &p->steps[s];
             double ts = (double)(p->t0[r] - origin) * 1e-3, dur = (double)(p->t1[r] - p->t0[r]) * 1e-3;
             fprintf(f, ",\n{\"name\":");
-            json_str(f, st->name);
+            base_json_string(f, st->name);
             fprintf(f, ",\"cat\":\"step\",\"ph\":\"X\",\"pid\":1,\"tid\":0,\"ts\":%.3f,"
                        "\"dur\":%.3f,\"args\":{\"iter\":%d,\"step\":%d,\"op\":",
                     ts, dur, i, s);
-            json_str(f, st->op);
+            base_json_string(f, st->op);
             fprintf(f, ",\"kernel\":");
-            json_str(f, st->kernel);
+            base_json_string(f, st->kernel);
             fprintf(f, ",\"nodes\":");
-            json_str(f, st->sources);
+            base_json_string(f, st->sources);
             fprintf(f, ",\"flops\":%.17g,\"bytes\":%.17g", st->flops, st->bytes);
             if (p->counters)
                 for (int c = 0; c < PC_N; c++)
@@ -316,7 +294,7 @@ void profile_report_trace(FILE *f, const profile_t *p, const profile_analysis_t 
                 if (!b)
                     continue;
                 fprintf(f, ",\n{\"name\":");
-                json_str(f, st->name);
+                base_json_string(f, st->name);
                 fprintf(f, ",\"cat\":\"busy\",\"ph\":\"X\",\"pid\":1,\"tid\":%d,\"ts\":%.3f,"
                            "\"dur\":%.3f,\"args\":{\"iter\":%d,\"step\":%d}}",
                         t, ts, (double)b * 1e-3, i, s);

@@ -27,6 +27,7 @@
 #include "kernels/gemm/gemm.h"
 #include "profile/machine.h"
 #include "profile/perf_counters.h"
+#include "base/json_out.h"
 
 #include <dlfcn.h>
 #include <errno.h>
@@ -485,29 +486,6 @@ static double rel_error(const float *C, const float *ref, int64_t n)
     return den > 0 ? num / den : num;
 }
 
-static void json_string(FILE *f, const char *s)
-{
-    fputc('"', f);
-    for (; *s; s++) {
-        unsigned char ch = (unsigned char)*s;
-        if (ch == '"' || ch == '\\')
-            fprintf(f, "\\%c", ch);
-        else if (ch < 0x20)
-            fprintf(f, "\\u%04x", ch);
-        else
-            fputc(ch, f);
-    }
-    fputc('"', f);
-}
-
-static void json_number(FILE *f, double v)
-{
-    if (isfinite(v))
-        fprintf(f, "%.6g", v);
-    else
-        fputs("null", f);
-}
-
 /* ---- --profile: hardware counters per call -------------------------------- */
 
 typedef struct bench_counters {
@@ -569,12 +547,12 @@ static void bench_counters_json(FILE *f, const bench_counters_t *c)
     fprintf(f, ", \"counters\": {\"available\": %s", c->available ? "true" : "false");
     if (!c->available) {
         fprintf(f, ", \"reason\": ");
-        json_string(f, c->reason);
+        base_json_string(f, c->reason);
     } else {
         fprintf(f, ", \"calls\": %d", c->calls);
         for (int k = 0; k < PC_N; k++) {
             fprintf(f, ", \"%s_per_call\": ", pc_name(k));
-            json_number(f, per_call(c, k));
+            base_json_number(f, per_call(c, k));
         }
     }
     fprintf(f, "}");
@@ -775,9 +753,9 @@ static int bench_gemm(int argc, char **argv)
                "\"trans_b\": %s, \"threads\": %d, \"peak_gflops\": ",
                (long long)o.M, (long long)o.N, (long long)o.K, o.dtype, o.transA ? "true" : "false",
                o.transB ? "true" : "false", threads);
-        json_number(stdout, pk.gflops > 0 ? pk.gflops : NAN);
+        base_json_number(stdout, pk.gflops > 0 ? pk.gflops : NAN);
         printf(", \"peak_source\": ");
-        json_string(stdout, pk.source);
+        base_json_string(stdout, pk.source);
         printf(", \"results\": [");
         int first = 1;
         for (int i = 0; i < n_impls; i++) {
@@ -785,16 +763,16 @@ static int bench_gemm(int argc, char **argv)
             if (!im->n_secs || im->failed)
                 continue;
             printf("%s{\"impl\": \"%s\", \"gflops\": ", first ? "" : ", ", im->name);
-            json_number(stdout, gf[i]);
+            base_json_number(stdout, gf[i]);
             printf(", \"peak_fraction\": ");
-            json_number(stdout, pk.gflops > 0 ? gf[i] / pk.gflops : NAN);
+            base_json_number(stdout, pk.gflops > 0 ? gf[i] / pk.gflops : NAN);
             printf(", \"median_ms\": ");
-            json_number(stdout, ms[i]);
+            base_json_number(stdout, ms[i]);
             printf(", \"runs\": %d, \"detail\": ", im->n_secs);
-            json_string(stdout, im->detail);
+            base_json_string(stdout, im->detail);
             if (i) {
                 printf(", \"max_rel_err\": ");
-                json_number(stdout, im->max_rel_err);
+                base_json_number(stdout, im->max_rel_err);
             }
             printf("}");
             first = 0;
@@ -807,12 +785,12 @@ static int bench_gemm(int argc, char **argv)
                 continue;
             printf("%s{\"impl\": \"%s\", \"failed\": %s, \"reason\": ", first ? "" : ", ", im->name,
                    im->failed ? "true" : "false");
-            json_string(stdout, im->why[0] ? im->why : "not run");
+            base_json_string(stdout, im->why[0] ? im->why : "not run");
             printf("}");
             first = 0;
         }
         printf("], \"ratio_vs_best_peer\": ");
-        json_number(stdout, ratio);
+        base_json_number(stdout, ratio);
         if (o.profile)
             bench_counters_json(stdout, &ctr);
         printf("}\n");

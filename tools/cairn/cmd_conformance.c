@@ -18,6 +18,7 @@
 #include "cmd.h"
 #include "frontend/onnx/loader.h"
 #include "frontend/onnx/tensor_pb.h"
+#include "base/json_out.h"
 
 #include <dirent.h>
 #include <fnmatch.h>
@@ -355,23 +356,6 @@ static int run_test(const char *dir, const conf_opts_t *o, char **detail)
     return status;
 }
 
-static void json_str(FILE *f, const char *s)
-{
-    fputc('"', f);
-    for (; s && *s; s++) {
-        unsigned char c = (unsigned char)*s;
-        if (c == '"' || c == '\\')
-            fprintf(f, "\\%c", c);
-        else if (c == '\n')
-            fputs("\\n", f);
-        else if (c < 0x20)
-            fprintf(f, "\\u%04x", c);
-        else
-            fputc(c, f);
-    }
-    fputc('"', f);
-}
-
 typedef struct conf_state {
     const conf_opts_t *o;
     int counts[3];
@@ -387,9 +371,9 @@ static void one_test(conf_state_t *S, const char *dir, const char *name)
     S->counts[st]++;
     if (S->o->json) {
         printf("%s{\"name\": ", S->n_tests ? ", " : "");
-        json_str(stdout, name);
+        base_json_string(stdout, name);
         printf(", \"status\": \"%s\", \"detail\": ", conf_status_name[st]);
-        json_str(stdout, detail ? detail : "");
+        base_json_string(stdout, detail ? detail : "");
         printf("}");
     } else {
         /* one line per test: newlines in messages become " | " */

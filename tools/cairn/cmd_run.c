@@ -21,6 +21,7 @@
 #include "frontend/onnx/tensor_pb.h"
 #include "runtime/session_internal.h"
 #include "model.h"
+#include "base/json_out.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -537,29 +538,6 @@ static latency_t latency_summary(double *ms, int n)
     return l;
 }
 
-static void json_string(FILE *f, const char *s)
-{
-    fputc('"', f);
-    for (; s && *s; s++) {
-        unsigned char c = (unsigned char)*s;
-        if (c == '"' || c == '\\')
-            fprintf(f, "\\%c", c);
-        else if (c < 0x20)
-            fprintf(f, "\\u%04x", c);
-        else
-            fputc(c, f);
-    }
-    fputc('"', f);
-}
-
-static void json_number(FILE *f, double v)
-{
-    if (isfinite(v))
-        fprintf(f, "%.9g", v);
-    else
-        fputs("null", f);
-}
-
 static void json_shape(FILE *f, const cairn_tensor_t *t)
 {
     fputc('[', f);
@@ -629,17 +607,17 @@ static void report_json(const run_opts_t *o, cairn_session_t *s, const run_input
 {
     FILE *f = o->out;
     fprintf(f, "{\"model\":");
-    json_string(f, o->model);
+    base_json_string(f, o->model);
     fprintf(f, ",\"inputs\":[");
     for (int i = 0; i < n_in; i++) {
         const char *name = NULL;
         cairn_session_input_info(s, i, &name, NULL, NULL, NULL, NULL);
         fprintf(f, "%s{\"name\":", i ? "," : "");
-        json_string(f, name);
+        base_json_string(f, name);
         fprintf(f, ",\"dtype\":\"%s\",\"shape\":", cairn_dtype_name(in[i].t.dtype));
         json_shape(f, &in[i].t);
         fprintf(f, ",\"source\":");
-        json_string(f, in[i].source);
+        base_json_string(f, in[i].source);
         fprintf(f, "}");
     }
     fprintf(f, "],\"iters\":%d,\"warmup\":%d,\"threads\":%d,\"isa\":\"%s\",\"seed\":%llu",
@@ -648,36 +626,36 @@ static void report_json(const run_opts_t *o, cairn_session_t *s, const run_input
     fprintf(f, ",\"arena_bytes\":%zu,\"constant_bytes\":%zu,\"steps\":%d", pi->arena_bytes,
             pi->constant_bytes, pi->steps);
     fprintf(f, ",\"latency_ms\":{\"min\":");
-    json_number(f, l->min);
+    base_json_number(f, l->min);
     fprintf(f, ",\"median\":");
-    json_number(f, l->median);
+    base_json_number(f, l->median);
     fprintf(f, ",\"p90\":");
-    json_number(f, l->p90);
+    base_json_number(f, l->p90);
     fprintf(f, ",\"max\":");
-    json_number(f, l->max);
+    base_json_number(f, l->max);
     fprintf(f, ",\"mean\":");
-    json_number(f, l->mean);
+    base_json_number(f, l->mean);
     fprintf(f, "},\"throughput_per_s\":");
-    json_number(f, l->total_s > 0 ? o->iters / l->total_s : 0.0);
+    base_json_number(f, l->total_s > 0 ? o->iters / l->total_s : 0.0);
     fprintf(f, ",\"outputs\":[");
     for (int i = 0; i < n_out; i++) {
         const char *name = NULL;
         cairn_session_output_info(s, i, &name, NULL, NULL, NULL, NULL);
         fprintf(f, "%s{\"name\":", i ? "," : "");
-        json_string(f, name);
+        base_json_string(f, name);
         fprintf(f, ",\"dtype\":\"%s\",\"shape\":", cairn_dtype_name(outs[i].dtype));
         json_shape(f, &outs[i]);
         static const char *const keys[4] = {"mean", "std", "min", "max"};
         const double vals[4] = {st[i].mean, st[i].std, st[i].min, st[i].max};
         for (int k = 0; k < 4; k++) {
             fprintf(f, ",\"%s\":", keys[k]);
-            json_number(f, vals[k]);
+            base_json_number(f, vals[k]);
         }
         fprintf(f, ",\"nonfinite\":%lld,\"first\":[", (long long)st[i].nonfinite);
         for (int k = 0; k < st[i].n_first; k++) {
             if (k)
                 fputc(',', f);
-            json_number(f, st[i].first[k]);
+            base_json_number(f, st[i].first[k]);
         }
         fprintf(f, "]}");
     }
