@@ -214,6 +214,59 @@ static size_t kp_grain(const kp_job_t *jb)
     return (size_t)(g < 1 ? 1 : g);
 }
 
+/* f32 2-D max pooling without indices or dilation, where every window has
+ * a tap inside x: a plain loop per plane with the window clipped once per
+ * output row and column, instead of the general N-d walk in double. Same
+ * result bit for bit: the first maximum wins and a NaN sticks. */
+static void kp_max2d_f32(void *c, size_t b, size_t e, int w)
+{
+    (void)w;
+    const kp_job_t *jb = c;
+    const kpool_params_t *p = jb->p;
+    const int64_t H = jb->in_sp[0], W = jb->in_sp[1], OH = jb->out_sp[0], OW = jb->out_sp[1];
+    const int64_t kh = p->kernel[0], kw = p->kernel[1], sh = p->stride[0], sw = p->stride[1];
+    for (size_t plane = b; plane < e; plane++) {
+        const float *x = (const float *)jb->x + (int64_t)plane * jb->in_plane;
+        float *y = (float *)jb->y + (int64_t)plane * jb->out_plane;
+        for (int64_t oh = 0; oh < OH; oh++) {
+            int64_t h0 = oh * sh - p->pad_begin[0], h1 = h0 + kh;
+            h0 = h0 < 0 ? 0 : h0;
+            h1 = h1 > H ? H : h1;
+            for (int64_t ow = 0; ow < OW; ow++) {
+                int64_t w0 = ow * sw - p->pad_begin[1], w1 = w0 + kw;
+                w0 = w0 < 0 ? 0 : w0;
+                w1 = w1 > W ? W : w1;
+                float best = x[h0 * W + w0];
+                for (int64_t hh = h0; hh < h1; hh++)
+                    for (int64_t ww = (hh == h0 ? w0 + 1 : w0); ww < w1; ww++) {
+                        float v = x[hh * W + ww];
+                        if (best == best && !(v <= best))
+                            best = v;
+                    }
+                y[oh * OW + ow] = best;
+            }
+        }
+    }
+}
+
+/* Whether kp_max2d_f32 computes this case: every window keeps at least one
+ * tap inside x (pads smaller than the window, output sizes that start
+ * inside x). */
+static int kp_max2d_fits(const ktensor_t *x, const ktensor_t *indices, const kp_job_t *jb)
+{
+    const kpool_params_t *p = jb->p;
+    if (x->dtype != CAIRN_F32 || p->nsp != 2 || (indices && indices->data))
+        return 0;
+    for (int d = 0; d < 2; d++) {
+        if (p->dilation[d] != 1 || p->pad_begin[d] >= p->kernel[d] || jb->in_sp[d] < 1)
+            return 0;
+        /* the last window must start inside x */
+        if ((jb->out_sp[d] - 1) * p->stride[d] - p->pad_begin[d] >= jb->in_sp[d])
+            return 0;
+    }
+    return 1;
+}
+
 cairn_status_t kpool_max(const ktensor_t *x, ktensor_t *y, ktensor_t *indices,
                          const kpool_params_t *p, const kctx_t *k)
 {
@@ -237,6 +290,8 @@ cairn_status_t kpool_max(const ktensor_t *x, ktensor_t *y, ktensor_t *indices,
                               cairn_dtype_name(indices->dtype));
         jb.ind = indices->data;
     }
+    if (kp_max2d_fits(x, indices, &jb))
+        fn = kp_max2d_f32;
     int64_t planes = x->shape[0] * x->shape[1];
     if (planes > 0 && jb.out_plane > 0)
         base_pool_parallel_for_1d(k ? k->pool : NULL, (size_t)planes, kp_grain(&jb), fn, &jb);
