@@ -27,31 +27,6 @@ static int definite(const ir_shape_t *s)
     return 1;
 }
 
-static int conv_act_of(const ir_graph_t *g, int a, int v, gemm_act_t *act, float *lo, float *hi)
-{
-    const ir_node_t *n = &g->nodes[a];
-    if (n->inputs[0] != v)
-        return 0;
-    *lo = -FLT_MAX, *hi = FLT_MAX;
-    switch (n->op) {
-    case IR_OP_Relu: *act = GEMM_ACT_RELU; return 1;
-    case IR_OP_Sigmoid: *act = GEMM_ACT_SIGMOID; return 1;
-    case IR_OP_Clip: {
-        double x;
-        for (int k = 1; k < n->n_inputs; k++) {
-            if (n->inputs[k] < 0)
-                continue;
-            if (g->values[n->inputs[k]].type.dtype != CAIRN_F32 ||
-                !rw_const_scalar(g, n->inputs[k], &x))
-                return 0;
-            *(k == 1 ? lo : hi) = (float)x;
-        }
-        *act = GEMM_ACT_CLIP;
-        return 1;
-    }
-    default: return 0;
-    }
-}
 
 static cairn_status_t fuse_one(rw_t *r, int ci)
 {
@@ -66,7 +41,7 @@ static cairn_status_t fuse_one(rw_t *r, int ci)
     float lo = -FLT_MAX, hi = FLT_MAX;
     grp[ng++] = ci;
     int c = rw_sole_consumer(r, cur);
-    if (c >= 0 && conv_act_of(g, c, cur, &act, &lo, &hi)) {
+    if (c >= 0 && rw_epilogue_activation(g, c, cur, 0, &act, &lo, &hi)) {
         grp[ng++] = last = c;
         cur = g->nodes[c].outputs[0];
         c = rw_sole_consumer(r, cur);

@@ -44,37 +44,6 @@ static int is_bias(const ir_graph_t *g, int v, int64_t N, int rank)
     return b->type.shape.d[r - 1] == N;
 }
 
-/* The epilogue activation node `a` computes of its input v, if any. */
-static int activation_of(const ir_graph_t *g, int a, int v, gemm_act_t *act, float *lo, float *hi)
-{
-    const ir_node_t *n = &g->nodes[a];
-    if (n->inputs[0] != v)
-        return 0;
-    *lo = -FLT_MAX, *hi = FLT_MAX;
-    switch (n->op) {
-    case IR_OP_Relu: *act = GEMM_ACT_RELU; return 1;
-    case IR_OP_Sigmoid: *act = GEMM_ACT_SIGMOID; return 1;
-    case IR_OP_Gelu: {
-        const ir_attr_t *ap = ir_node_attr(n, "approximate");
-        *act = ap && ap->s && !strcmp(ap->s, "tanh") ? GEMM_ACT_GELU_TANH : GEMM_ACT_GELU_ERF;
-        return 1;
-    }
-    case IR_OP_Clip: {
-        double x;
-        for (int k = 1; k < n->n_inputs; k++) {
-            if (n->inputs[k] < 0)
-                continue;
-            if (g->values[n->inputs[k]].type.dtype != CAIRN_F32 ||
-                !rw_const_scalar(g, n->inputs[k], &x))
-                return 0;
-            *(k == 1 ? lo : hi) = (float)x;
-        }
-        *act = GEMM_ACT_CLIP;
-        return 1;
-    }
-    default: return 0;
-    }
-}
 
 static cairn_status_t fuse_one(rw_t *r, int mm)
 {
@@ -102,7 +71,7 @@ static cairn_status_t fuse_one(rw_t *r, int mm)
             c = rw_sole_consumer(r, cur);
         }
     }
-    if (c >= 0 && activation_of(g, c, cur, &act, &lo, &hi)) {
+    if (c >= 0 && rw_epilogue_activation(g, c, cur, 1, &act, &lo, &hi)) {
         grp[ng++] = last = c;
         cur = g->nodes[c].outputs[0];
         c = rw_sole_consumer(r, cur);

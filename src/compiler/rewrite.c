@@ -4,6 +4,7 @@
 #include "base/alloc.h"
 #include "base/dtype.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -376,4 +377,38 @@ cairn_status_t rw_finish(rw_t *r)
             g->values[n->outputs[o]].type = t[o];
     }
     return CAIRN_OK;
+}
+
+int rw_epilogue_activation(const ir_graph_t *g, int a, int v, int allow_gelu, gemm_act_t *act,
+                           float *lo, float *hi)
+{
+    const ir_node_t *n = &g->nodes[a];
+    if (n->inputs[0] != v)
+        return 0;
+    *lo = -FLT_MAX, *hi = FLT_MAX;
+    switch (n->op) {
+    case IR_OP_Relu: *act = GEMM_ACT_RELU; return 1;
+    case IR_OP_Sigmoid: *act = GEMM_ACT_SIGMOID; return 1;
+    case IR_OP_Gelu: {
+        if (!allow_gelu)
+            return 0;
+        const ir_attr_t *ap = ir_node_attr(n, "approximate");
+        *act = ap && ap->s && !strcmp(ap->s, "tanh") ? GEMM_ACT_GELU_TANH : GEMM_ACT_GELU_ERF;
+        return 1;
+    }
+    case IR_OP_Clip: {
+        double x;
+        for (int k = 1; k < n->n_inputs; k++) {
+            if (n->inputs[k] < 0)
+                continue;
+            if (g->values[n->inputs[k]].type.dtype != CAIRN_F32 ||
+                !rw_const_scalar(g, n->inputs[k], &x))
+                return 0;
+            *(k == 1 ? lo : hi) = (float)x;
+        }
+        *act = GEMM_ACT_CLIP;
+        return 1;
+    }
+    default: return 0;
+    }
 }

@@ -13,6 +13,7 @@
 
 #include "compiler/pass.h"
 #include "ir/op_table.h"
+#include "kernels/gemm/gemm.h"
 
 typedef struct rw {
     ir_graph_t *g;
@@ -41,6 +42,11 @@ int rw_producer(const rw_t *r, int v, int op);
 int rw_const_scalar(const ir_graph_t *g, int v, double *out);
 /* For a two-input node that reads v: its other input; else -2. */
 int rw_other_input(const ir_node_t *n, int v);
+/* The GEMM-epilogue activation that node a applies to its input v: Relu,
+ * Sigmoid, Clip with constant f32 bounds (*lo, *hi), and Gelu (erf or tanh)
+ * when allow_gelu. 0 when a is none of these or does not read v first. */
+int rw_epilogue_activation(const ir_graph_t *g, int a, int v, int allow_gelu, gemm_act_t *act,
+                           float *lo, float *hi);
 /* |a - b| <= tol * |b| */
 int rw_near(double a, double b, double tol);
 
