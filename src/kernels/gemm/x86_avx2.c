@@ -103,20 +103,28 @@ static void epi_store(const float *t, float *C, int64_t ldc, int m, int n, float
     for (int r = 0; r < m; r++) {
         for (int c0 = 0; c0 < n; c0 += 8) {
             __m256i mk = lane_mask(n - c0);
+            int full = n - c0 >= 8; /* plain moves: masked stores are slow on AMD */
             __m256 v = _mm256_loadu_ps(t + r * NR + c0);
             float *cp = C + r * ldc + c0;
             if (beta != 0.0f)
-                v = _mm256_fmadd_ps(_mm256_set1_ps(beta), _mm256_maskload_ps(cp, mk), v);
+                v = _mm256_fmadd_ps(_mm256_set1_ps(beta),
+                                    full ? _mm256_loadu_ps(cp) : _mm256_maskload_ps(cp, mk), v);
             if (e->bias_row)
                 v = _mm256_add_ps(v, _mm256_set1_ps(e->bias_row[r]));
             if (e->bias_col)
-                v = _mm256_add_ps(v, _mm256_maskload_ps(e->bias_col + c0, mk));
+                v = _mm256_add_ps(v, full ? _mm256_loadu_ps(e->bias_col + c0)
+                                          : _mm256_maskload_ps(e->bias_col + c0, mk));
             v = act256(v, e);
             if (e->scale != 1.0f)
                 v = _mm256_mul_ps(v, _mm256_set1_ps(e->scale));
-            if (e->res)
-                v = _mm256_add_ps(v, _mm256_maskload_ps(e->res + r * e->ldr + c0, mk));
-            _mm256_maskstore_ps(cp, mk, v);
+            if (e->res) {
+                const float *rp = e->res + r * e->ldr + c0;
+                v = _mm256_add_ps(v, full ? _mm256_loadu_ps(rp) : _mm256_maskload_ps(rp, mk));
+            }
+            if (full)
+                _mm256_storeu_ps(cp, v);
+            else
+                _mm256_maskstore_ps(cp, mk, v);
         }
     }
 }
@@ -134,8 +142,26 @@ ALWAYS_INLINE void store_tile(__m256 acc[MR][2], int rows, float *C, int64_t ldc
         epi_store(t, C, ldc, m, n, beta, e);
         return;
     }
-    __m256i m0 = lane_mask(n), m1 = lane_mask(n - 8);
     __m256 vb = _mm256_set1_ps(beta);
+    if (n == NR) {
+        /* full width: plain moves (vmaskmovps stores are microcoded and slow on AMD) */
+#pragma GCC unroll 8
+        for (int r = 0; r < rows; r++) {
+            if (r < m) {
+                float *cp = C + r * ldc;
+                __m256 v0 = _mm256_mul_ps(va, acc[r][0]);
+                __m256 v1 = _mm256_mul_ps(va, acc[r][1]);
+                if (beta != 0.0f) {
+                    v0 = _mm256_fmadd_ps(vb, _mm256_loadu_ps(cp), v0);
+                    v1 = _mm256_fmadd_ps(vb, _mm256_loadu_ps(cp + 8), v1);
+                }
+                _mm256_storeu_ps(cp, v0);
+                _mm256_storeu_ps(cp + 8, v1);
+            }
+        }
+        return;
+    }
+    __m256i m0 = lane_mask(n), m1 = lane_mask(n - 8);
 #pragma GCC unroll 8
     for (int r = 0; r < rows; r++) {
         if (r < m) {
@@ -152,29 +178,99 @@ ALWAYS_INLINE void store_tile(__m256 acc[MR][2], int rows, float *C, int64_t ldc
     }
 }
 
+/* The packed 6 x 16 tile's k loop is written in assembly: from intrinsics
+ * GCC 12 spilled accumulators (with an accumulator array it stored all 12 to
+ * the stack every k step, which halved the speed on Zen 2). 15 of the 16 ymm
+ * registers are used: 12 accumulators, two B vectors and the broadcast A.
+ * Per k step: 2 aligned B loads, 6 broadcasts, 12 FMAs; the B micro-panel
+ * streams from L2 (the A micro-panel stays in L1 across the jr loop), so B
+ * is prefetched 8 k steps ahead. */
+#define UK_ASM_STEP(ao, bo)                                                                       \
+    "vmovaps " #bo "(%[b]), %%ymm0\n\t"                                                           \
+    "vmovaps " #bo "+32(%[b]), %%ymm1\n\t"                                                        \
+    "vbroadcastss " #ao "(%[a]), %%ymm2\n\t"                                                      \
+    "vfmadd231ps %%ymm0, %%ymm2, %%ymm4\n\t"                                                      \
+    "vfmadd231ps %%ymm1, %%ymm2, %%ymm5\n\t"                                                      \
+    "vbroadcastss " #ao "+4(%[a]), %%ymm3\n\t"                                                    \
+    "vfmadd231ps %%ymm0, %%ymm3, %%ymm6\n\t"                                                      \
+    "vfmadd231ps %%ymm1, %%ymm3, %%ymm7\n\t"                                                      \
+    "vbroadcastss " #ao "+8(%[a]), %%ymm2\n\t"                                                    \
+    "vfmadd231ps %%ymm0, %%ymm2, %%ymm8\n\t"                                                      \
+    "vfmadd231ps %%ymm1, %%ymm2, %%ymm9\n\t"                                                      \
+    "vbroadcastss " #ao "+12(%[a]), %%ymm3\n\t"                                                   \
+    "vfmadd231ps %%ymm0, %%ymm3, %%ymm10\n\t"                                                     \
+    "vfmadd231ps %%ymm1, %%ymm3, %%ymm11\n\t"                                                     \
+    "vbroadcastss " #ao "+16(%[a]), %%ymm2\n\t"                                                   \
+    "vfmadd231ps %%ymm0, %%ymm2, %%ymm12\n\t"                                                     \
+    "vfmadd231ps %%ymm1, %%ymm2, %%ymm13\n\t"                                                     \
+    "vbroadcastss " #ao "+20(%[a]), %%ymm3\n\t"                                                   \
+    "vfmadd231ps %%ymm0, %%ymm3, %%ymm14\n\t"                                                     \
+    "vfmadd231ps %%ymm1, %%ymm3, %%ymm15\n\t"
+
 static void kernel_packed(int64_t kc, const float *A, const float *B, float *C, int64_t ldc, int m,
                           int n, float alpha, float beta, const gemm_tile_epi_t *e)
 {
     __m256 acc[MR][2];
-#pragma GCC unroll 8
-    for (int r = 0; r < MR; r++)
-        acc[r][0] = acc[r][1] = _mm256_setzero_ps();
     for (int r = 0; r < m; r++)
         _mm_prefetch((const char *)(C + r * ldc), _MM_HINT_T0);
-    for (int64_t k = 0; k < kc; k++) {
-        __m256 b0 = _mm256_load_ps(B);
-        __m256 b1 = _mm256_load_ps(B + 8);
-#pragma GCC unroll 8
-        for (int r = 0; r < MR; r++) {
-            __m256 a = _mm256_broadcast_ss(A + r);
-            acc[r][0] = _mm256_fmadd_ps(a, b0, acc[r][0]);
-            acc[r][1] = _mm256_fmadd_ps(a, b1, acc[r][1]);
-        }
-        A += MR;
-        B += NR;
-    }
+    int64_t k4 = kc / 4, k1 = kc % 4;
+    __asm__ volatile("vxorps %%ymm4, %%ymm4, %%ymm4\n\t"
+                     "vxorps %%ymm5, %%ymm5, %%ymm5\n\t"
+                     "vxorps %%ymm6, %%ymm6, %%ymm6\n\t"
+                     "vxorps %%ymm7, %%ymm7, %%ymm7\n\t"
+                     "vxorps %%ymm8, %%ymm8, %%ymm8\n\t"
+                     "vxorps %%ymm9, %%ymm9, %%ymm9\n\t"
+                     "vxorps %%ymm10, %%ymm10, %%ymm10\n\t"
+                     "vxorps %%ymm11, %%ymm11, %%ymm11\n\t"
+                     "vxorps %%ymm12, %%ymm12, %%ymm12\n\t"
+                     "vxorps %%ymm13, %%ymm13, %%ymm13\n\t"
+                     "vxorps %%ymm14, %%ymm14, %%ymm14\n\t"
+                     "vxorps %%ymm15, %%ymm15, %%ymm15\n\t"
+                     "testq %[k4], %[k4]\n\t"
+                     "jz 2f\n\t"
+                     "1:\n\t"
+                     "prefetcht0 512(%[b])\n\t"
+                     UK_ASM_STEP(0, 0)
+                     "prefetcht0 576(%[b])\n\t"
+                     UK_ASM_STEP(24, 64)
+                     "prefetcht0 640(%[b])\n\t"
+                     UK_ASM_STEP(48, 128)
+                     "prefetcht0 704(%[b])\n\t"
+                     UK_ASM_STEP(72, 192)
+                     "addq $96, %[a]\n\t"
+                     "addq $256, %[b]\n\t"
+                     "decq %[k4]\n\t"
+                     "jnz 1b\n\t"
+                     "2:\n\t"
+                     "testq %[k1], %[k1]\n\t"
+                     "jz 4f\n\t"
+                     "3:\n\t"
+                     UK_ASM_STEP(0, 0)
+                     "addq $24, %[a]\n\t"
+                     "addq $64, %[b]\n\t"
+                     "decq %[k1]\n\t"
+                     "jnz 3b\n\t"
+                     "4:\n\t"
+                     "vmovups %%ymm4, 0(%[t])\n\t"
+                     "vmovups %%ymm5, 32(%[t])\n\t"
+                     "vmovups %%ymm6, 64(%[t])\n\t"
+                     "vmovups %%ymm7, 96(%[t])\n\t"
+                     "vmovups %%ymm8, 128(%[t])\n\t"
+                     "vmovups %%ymm9, 160(%[t])\n\t"
+                     "vmovups %%ymm10, 192(%[t])\n\t"
+                     "vmovups %%ymm11, 224(%[t])\n\t"
+                     "vmovups %%ymm12, 256(%[t])\n\t"
+                     "vmovups %%ymm13, 288(%[t])\n\t"
+                     "vmovups %%ymm14, 320(%[t])\n\t"
+                     "vmovups %%ymm15, 352(%[t])\n\t"
+                     : [a] "+r"(A), [b] "+r"(B), [k4] "+r"(k4), [k1] "+r"(k1)
+                     : [t] "r"(&acc[0][0])
+                     : "memory", "cc", "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6",
+                       "xmm7", "xmm8", "xmm9", "xmm10", "xmm11", "xmm12", "xmm13", "xmm14",
+                       "xmm15");
     store_tile(acc, MR, C, ldc, m, n, alpha, beta, e);
 }
+#undef UK_ASM_STEP
 
 ALWAYS_INLINE void kernel_direct(const int ROWS, int64_t kc, const float *A, int64_t rs_a,
                                  int64_t cs_a, const float *B, int64_t ldb, float *C, int64_t ldc,
