@@ -86,6 +86,27 @@ void gemm_blocking_for(int mr, int nr, int esz, gemm_blocking_t *b)
     b->nc = nc;
 }
 
+/* Splits n into the fewest blocks of at most about `nominal` (up to a quarter
+ * more, so that K = 384 with a nominal 352 is one block rather than 352 + 32)
+ * and returns the even block size rounded up to a multiple of `mult`. Ragged
+ * last blocks cost twice: a short K block re-reads and re-writes all of C for
+ * little work, and a short M or N block runs mostly edge tiles. */
+static int64_t balanced_block(int64_t n, int64_t nominal, int64_t mult)
+{
+    if (n <= 0 || nominal <= 0)
+        return nominal > 0 ? nominal : mult;
+    int64_t blocks = (n + nominal + nominal / 4 - 1) / (nominal + nominal / 4);
+    if (blocks < 1)
+        blocks = 1;
+    int64_t b = (n + blocks - 1) / blocks;
+    return (b + mult - 1) / mult * mult;
+}
+
+int64_t gemm_kc_for(const gemm_blocking_t *b, int64_t K, int kg)
+{
+    return balanced_block(K, b->kc, kg > 8 ? kg : 8);
+}
+
 /* ---- workspace slots, kept for the life of the process ---- */
 
 #define WS_SLOTS 32
@@ -303,10 +324,14 @@ static void gemm_task(void *ctx, size_t begin, size_t end, int worker)
         kc = (kc + kn->kg - 1) / kn->kg * kn->kg;
         int64_t kall = (j->K + kn->kg - 1) / kn->kg * kn->kg;
         int64_t mpad = (m1 - m0 + mr - 1) / mr * mr;
-        int64_t mc = min64(j->bl.mc, mpad);
-        int64_t nc = j->packed ? 0 : min64(j->bl.nc, (n1 - n0 + nr - 1) / nr * nr);
+        /* this range's blocks: even MC and NC (see balanced_block) */
+        gjob_t jr = *j;
+        jr.bl.mc = balanced_block(m1 - m0, j->bl.mc, mr);
+        jr.bl.nc = balanced_block(n1 - n0, j->bl.nc, nr);
+        int64_t mc = min64(jr.bl.mc, mpad);
+        int64_t nc = j->packed ? 0 : min64(jr.bl.nc, (n1 - n0 + nr - 1) / nr * nr);
         /* several jc passes: pack A once for all of them if it is not huge */
-        int a_all = n1 - n0 > j->bl.nc && (double)mpad * (double)kall * (double)es <= 32e6;
+        int a_all = n1 - n0 > jr.bl.nc && (double)mpad * (double)kall * (double)es <= 32e6;
         size_t abytes = (size_t)(a_all ? mpad * kall : mc * kc) * es;
         abytes = base_round_up(abytes, BASE_ALIGN);
         int slot;
@@ -330,7 +355,7 @@ static void gemm_task(void *ctx, size_t begin, size_t end, int worker)
                 epi_block_scalar(j->epi, j->C, j->ldc, m0, m1, n0, n1);
             continue;
         }
-        run_packed_range(j, m0, m1, n0, n1, ws, ws + abytes, a_all);
+        run_packed_range(&jr, m0, m1, n0, n1, ws, ws + abytes, a_all);
         ws_put(ws, slot);
     }
 }
@@ -379,6 +404,7 @@ static void job_init(gjob_t *j, const gemm_kern_t *kn, int transA, int transB, i
     memset(j, 0, sizeof *j);
     j->kn = *kn;
     gemm_blocking_for(kn->mr, kn->nr, kn->esz, &j->bl);
+    j->bl.kc = gemm_kc_for(&j->bl, K, kn->kg);
     j->ta = transA != 0;
     j->tb = transB != 0;
     j->M = M;
@@ -514,6 +540,7 @@ cairn_status_t gemm_f32_pack_b(int transB, int64_t K, int64_t N, const float *B,
                           "gemm_f32_pack_b: buffer must be %d-byte aligned", BASE_ALIGN);
     gemm_blocking_t bl;
     gemm_f32_blocking(v, &bl);
+    bl.kc = gemm_kc_for(&bl, K, 1);
     packed_header_t h = {PACKED_MAGIC, (int32_t)(v - gemm_f32_variants), K, N, bl.kc,
                          (N + v->nr - 1) / v->nr * v->nr};
     memcpy(packed, &h, sizeof h);

@@ -85,6 +85,9 @@ typedef struct gemm_blocking {
 void gemm_f32_blocking(const gemm_f32_variant_t *v, gemm_blocking_t *b);
 /* The same for any packed element size esz (bytes): KC stays a multiple of 16. */
 void gemm_blocking_for(int mr, int nr, int esz, gemm_blocking_t *b);
+/* The KC that a product of depth K runs with: b->kc evened out over K's blocks
+ * (a multiple of 8 and of the K group kg). Packed B made ahead of time records it. */
+int64_t gemm_kc_for(const gemm_blocking_t *b, int64_t K, int kg);
 
 /* ---- the packed path for every element type ----
  *
@@ -151,6 +154,10 @@ void gemm_f32_ukernel_ref_4x8(int64_t kc, const float *A, int64_t rs_a, int64_t 
 void gemm_f32_ukernel_6x16_avx2(int64_t kc, const float *A, int64_t rs_a, int64_t cs_a,
                                 const float *B, int64_t ldb, float *C, int64_t ldc, int m, int n,
                                 float alpha, float beta, const gemm_tile_epi_t *e);
+void gemm_f32_pack_a_avx2(int transA, const float *A, int64_t lda, int64_t i0, int64_t p0,
+                          int64_t mc, int64_t kc, int mr, float *dst);
+void gemm_f32_pack_b_avx2(int transB, const float *B, int64_t ldb, int64_t p0, int64_t j0,
+                          int64_t kc, int64_t nc, int nr, float *dst);
 void gemm_f32_pack_a_avx512(int transA, const float *A, int64_t lda, int64_t i0, int64_t p0,
                              int64_t mc, int64_t kc, int mr, float *dst);
 void gemm_f32_pack_b_avx512(int transB, const float *B, int64_t ldb, int64_t p0, int64_t j0,

@@ -317,6 +317,84 @@ void gemm_f32_ukernel_6x16_avx2(int64_t kc, const float *A, int64_t rs_a, int64_
         kernel_direct(MR, kc, A, rs_a, cs_a, B, ldb, C, ldc, m, n, alpha, beta, e);
 }
 
+/* In-register transpose of an 8 x 8 block: v[i] lane j <- v[j] lane i. */
+ALWAYS_INLINE void transpose8(__m256 v[8])
+{
+    __m256 t0 = _mm256_unpacklo_ps(v[0], v[1]), t1 = _mm256_unpackhi_ps(v[0], v[1]);
+    __m256 t2 = _mm256_unpacklo_ps(v[2], v[3]), t3 = _mm256_unpackhi_ps(v[2], v[3]);
+    __m256 t4 = _mm256_unpacklo_ps(v[4], v[5]), t5 = _mm256_unpackhi_ps(v[4], v[5]);
+    __m256 t6 = _mm256_unpacklo_ps(v[6], v[7]), t7 = _mm256_unpackhi_ps(v[6], v[7]);
+    __m256 u0 = _mm256_shuffle_ps(t0, t2, 0x44), u1 = _mm256_shuffle_ps(t0, t2, 0xEE);
+    __m256 u2 = _mm256_shuffle_ps(t1, t3, 0x44), u3 = _mm256_shuffle_ps(t1, t3, 0xEE);
+    __m256 u4 = _mm256_shuffle_ps(t4, t6, 0x44), u5 = _mm256_shuffle_ps(t4, t6, 0xEE);
+    __m256 u6 = _mm256_shuffle_ps(t5, t7, 0x44), u7 = _mm256_shuffle_ps(t5, t7, 0xEE);
+    v[0] = _mm256_permute2f128_ps(u0, u4, 0x20);
+    v[1] = _mm256_permute2f128_ps(u1, u5, 0x20);
+    v[2] = _mm256_permute2f128_ps(u2, u6, 0x20);
+    v[3] = _mm256_permute2f128_ps(u3, u7, 0x20);
+    v[4] = _mm256_permute2f128_ps(u0, u4, 0x31);
+    v[5] = _mm256_permute2f128_ps(u1, u5, 0x31);
+    v[6] = _mm256_permute2f128_ps(u2, u6, 0x31);
+    v[7] = _mm256_permute2f128_ps(u3, u7, 0x31);
+}
+
+/* Packs `rows` (<= w) row streams s + r*ld, contiguous along k, into one
+ * k-major panel of width w: element (r, k) at d[k*w + r], rows past `rows`
+ * zero. 8 k steps of 8 rows are loaded and transposed in registers; the
+ * scalar packers gathered one float per row per k step. A 6-wide column is
+ * written as 8 floats whose last two land on the next column's slots and
+ * are overwritten by it; the panel's final column is written exactly. */
+static void pack_kmajor(const float *s, int64_t ld, int rows, int64_t kc, int w, float *d)
+{
+    int64_t k = 0;
+    for (; k + 8 <= kc; k += 8) {
+        for (int r0 = 0; r0 < w; r0 += 8) {
+            __m256 v[8];
+            for (int i = 0; i < 8; i++)
+                v[i] = r0 + i < rows ? _mm256_loadu_ps(s + (r0 + i) * ld + k) : _mm256_setzero_ps();
+            transpose8(v);
+            int cnt = w - r0 < 8 ? w - r0 : 8;
+            for (int i = 0; i < 8; i++) {
+                float *dk = d + (k + i) * w + r0;
+                if (cnt == 8 || (r0 + 8 >= w && k + i + 1 < kc)) {
+                    _mm256_storeu_ps(dk, v[i]);
+                } else {
+                    float t[8];
+                    _mm256_storeu_ps(t, v[i]);
+                    memcpy(dk, t, (size_t)cnt * sizeof(float));
+                }
+            }
+        }
+    }
+    for (; k < kc; k++)
+        for (int r = 0; r < w; r++)
+            d[k * w + r] = r < rows ? s[r * ld + k] : 0.0f;
+}
+
+void gemm_f32_pack_a_avx2(int transA, const float *A, int64_t lda, int64_t i0, int64_t p0,
+                          int64_t mc, int64_t kc, int mr, float *dst)
+{
+    if (transA || mr > 16) {
+        gemm_f32_pack_a(transA, A, lda, i0, p0, mc, kc, mr, dst);
+        return;
+    }
+    for (int64_t q = 0; q < mc; q += mr)
+        pack_kmajor(A + (i0 + q) * lda + p0, lda, (int)(mc - q < mr ? mc - q : mr), kc, mr,
+                    dst + q * kc);
+}
+
+void gemm_f32_pack_b_avx2(int transB, const float *B, int64_t ldb, int64_t p0, int64_t j0,
+                          int64_t kc, int64_t nc, int nr, float *dst)
+{
+    if (!transB || nr > 16) {
+        gemm_f32_pack_b_block(transB, B, ldb, p0, j0, kc, nc, nr, dst);
+        return;
+    }
+    for (int64_t q = 0; q < nc; q += nr)
+        pack_kmajor(B + (j0 + q) * ldb + p0, ldb, (int)(nc - q < nr ? nc - q : nr), kc, nr,
+                    dst + q * kc);
+}
+
 void gemm_f32_smallm_avx2(int m, int64_t n, int64_t K, float alpha, const float *A, int64_t rs_a,
                           int64_t cs_a, const float *B, int64_t ldb, float beta, float *C,
                           int64_t ldc)
@@ -361,6 +439,16 @@ GEMM_LOWP_UK(gemm_s8_ukernel_6x16_avx2_s16)
 }
 
 #else
+void gemm_f32_pack_a_avx2(int transA, const float *A, int64_t lda, int64_t i0, int64_t p0,
+                          int64_t mc, int64_t kc, int mr, float *dst)
+{
+    gemm_f32_pack_a(transA, A, lda, i0, p0, mc, kc, mr, dst);
+}
+void gemm_f32_pack_b_avx2(int transB, const float *B, int64_t ldb, int64_t p0, int64_t j0,
+                          int64_t kc, int64_t nc, int nr, float *dst)
+{
+    gemm_f32_pack_b_block(transB, B, ldb, p0, j0, kc, nc, nr, dst);
+}
 void gemm_f32_smallm_avx2(int m, int64_t n, int64_t K, float alpha, const float *A, int64_t rs_a,
                           int64_t cs_a, const float *B, int64_t ldb, float beta, float *C,
                           int64_t ldc)
