@@ -163,6 +163,8 @@ typedef struct gjob {
     int64_t ldc;
     const gemm_epilogue_t *epi;
     const char *packed; /* pre-packed B data, or NULL */
+    const char *packed_a; /* pre-packed A data (all M rows, every K block), or NULL */
+    int64_t mpad_a;       /* its padded height */
     int64_t npad;       /* its padded width */
     int tm, tn;
 } gjob_t;
@@ -214,9 +216,15 @@ static void run_packed_range(const gjob_t *j, int64_t m0, int64_t m1, int64_t n0
             int last = pc + kc >= j->K;
             for (int64_t ic = m0; ic < m1; ic += j->bl.mc) {
                 int64_t mc = min64(j->bl.mc, m1 - ic);
-                char *ap = a_all ? abuf + (size_t)(pc * mpad + (ic - m0) * kcp) * es : abuf;
-                if (!a_all || jc == n0)
-                    kn->pack_a(kn, j->ta, j->A, j->lda, ic, pc, mc, kc, ap);
+                const char *ap;
+                if (j->packed_a) {
+                    ap = j->packed_a + (size_t)(pc * j->mpad_a + ic * kcp) * es;
+                } else {
+                    char *dst = a_all ? abuf + (size_t)(pc * mpad + (ic - m0) * kcp) * es : abuf;
+                    if (!a_all || jc == n0)
+                        kn->pack_a(kn, j->ta, j->A, j->lda, ic, pc, mc, kc, dst);
+                    ap = dst;
+                }
                 for (int64_t ir = 0; ir < mc; ir += mr) {
                     int m = (int)min64(mr, mc - ir);
                     char *crow = (char *)j->C + (size_t)((ic + ir) * j->ldc) * cs;
@@ -232,6 +240,39 @@ static void run_packed_range(const gjob_t *j, int64_t m0, int64_t m1, int64_t n0
             pc += kc;
         } while (pc < j->K);
     }
+}
+
+/* Pre-packed A without a workspace (its allocation failed): B is packed
+ * one NR-column panel at a time into a stack buffer, the K block cut into
+ * sub-blocks that fit it (a K range of an A micro-panel is contiguous). */
+static void run_packed_a_nomem(const gjob_t *j, int64_t m0, int64_t m1, int64_t n0, int64_t n1)
+{
+    const gemm_kern_t *kn = &j->kn;
+    const int mr = kn->mr, nr = kn->nr, kg = kn->kg;
+    const size_t es = (size_t)kn->esz, cs = (size_t)kn->csz;
+    char stack_b[64 * 1024] __attribute__((aligned(64)));
+    int64_t ksub = (int64_t)(sizeof stack_b / ((size_t)nr * es)) / kg * kg;
+    gemm_tile_epi_t te;
+    int64_t pc = 0;
+    do {
+        int64_t kc = min64(j->bl.kc, j->K - pc), kcp = (kc + kg - 1) / kg * kg;
+        for (int64_t jr = n0; jr < n1; jr += nr) {
+            int n = (int)min64(nr, n1 - jr);
+            for (int64_t ks = 0; ks < kc; ks += ksub) {
+                int64_t kl = min64(ksub, kc - ks);
+                kn->pack_b(kn, j->tb, j->B, j->ldb, pc + ks, jr, kl, n, stack_b);
+                float beta = pc == 0 && ks == 0 ? j->beta : 1.0f;
+                int last = pc + kc >= j->K && ks + kl >= kc;
+                for (int64_t ir = m0; ir < m1; ir += mr) {
+                    const char *ap = j->packed_a + (size_t)(pc * j->mpad_a + ir * kcp + ks * mr) * es;
+                    const gemm_tile_epi_t *e = last ? tile_epi(j->epi, ir, jr, &te) : NULL;
+                    kn->uk(kn, kl, ap, stack_b, (char *)j->C + (size_t)(ir * j->ldc + jr) * cs,
+                           j->ldc, (int)min64(mr, m1 - ir), n, j->alpha, beta, e);
+                }
+            }
+        }
+        pc += kc;
+    } while (pc < j->K);
 }
 
 static void run_direct_range(const gjob_t *j, int64_t m0, int64_t m1, int64_t n0, int64_t n1)
@@ -332,10 +373,14 @@ static void gemm_task(void *ctx, size_t begin, size_t end, int worker)
         int64_t nc = j->packed ? 0 : min64(jr.bl.nc, (n1 - n0 + nr - 1) / nr * nr);
         /* several jc passes: pack A once for all of them if it is not huge */
         int a_all = n1 - n0 > jr.bl.nc && (double)mpad * (double)kall * (double)es <= 32e6;
-        size_t abytes = (size_t)(a_all ? mpad * kall : mc * kc) * es;
+        size_t abytes = j->packed_a ? 0 : (size_t)(a_all ? mpad * kall : mc * kc) * es;
         abytes = base_round_up(abytes, BASE_ALIGN);
         int slot;
         char *ws = ws_get(abytes + (size_t)(kc * nc) * es, &slot);
+        if (!ws && j->packed_a) {
+            run_packed_a_nomem(&jr, m0, m1, n0, n1);
+            continue;
+        }
         if (!ws && j->packed) {
             /* no memory: pack A one micro-panel at a time on the stack */
             char stack_a[64 * 1024] __attribute__((aligned(64)));
@@ -577,6 +622,86 @@ cairn_status_t gemm_f32_packed(const kctx_t *k, int transA, int64_t M, int64_t N
     j.bl.kc = h.kc;
     j.packed = (const char *)packed + PACKED_HEADER;
     j.npad = h.npad;
+    gemm_launch(&j, k);
+    return CAIRN_OK;
+}
+
+/* ---- pre-packed A ---- */
+
+#define PACKED_A_MAGIC 0x41504347u /* "GCPA" */
+
+size_t gemm_f32_packed_a_size(int64_t M, int64_t K)
+{
+    const gemm_f32_variant_t *v = gemm_f32_select();
+    if (K < 0 || M < 0)
+        return 0;
+    int64_t mpad = (M + v->mr - 1) / v->mr * v->mr;
+    return PACKED_HEADER + (size_t)K * (size_t)mpad * sizeof(float);
+}
+
+cairn_status_t gemm_f32_prepack_a(int transA, int64_t M, int64_t K, const float *A, int64_t lda,
+                                  void *packed, size_t size)
+{
+    const gemm_f32_variant_t *v = gemm_f32_select();
+    if (K < 0 || M < 0)
+        return base_error(CAIRN_ERR_INVALID_ARGUMENT,
+                          "gemm_f32_prepack_a: negative M=%lld or K=%lld", (long long)M,
+                          (long long)K);
+    size_t need = gemm_f32_packed_a_size(M, K);
+    if (!packed || (M * K > 0 && !A))
+        return base_error(CAIRN_ERR_INVALID_ARGUMENT, "gemm_f32_prepack_a: null buffer");
+    if (size < need)
+        return base_error(CAIRN_ERR_INVALID_ARGUMENT,
+                          "gemm_f32_prepack_a: buffer of %zu bytes, M=%lld x K=%lld needs %zu "
+                          "(gemm_f32_packed_a_size)",
+                          size, (long long)M, (long long)K, need);
+    if ((uintptr_t)packed % BASE_ALIGN)
+        return base_error(CAIRN_ERR_INVALID_ARGUMENT,
+                          "gemm_f32_prepack_a: buffer must be %d-byte aligned", BASE_ALIGN);
+    gemm_blocking_t bl;
+    gemm_f32_blocking(v, &bl);
+    bl.kc = gemm_kc_for(&bl, K, 1);
+    /* the header's K and N fields hold K and M; npad holds the padded M */
+    packed_header_t h = {PACKED_A_MAGIC, (int32_t)(v - gemm_f32_variants), K, M, bl.kc,
+                         (M + v->mr - 1) / v->mr * v->mr};
+    memcpy(packed, &h, sizeof h);
+    float *d = (float *)((char *)packed + PACKED_HEADER);
+    for (int64_t pc = 0; pc < K; pc += bl.kc) {
+        int64_t kc = min64(bl.kc, K - pc);
+        (v->pack_a ? v->pack_a : gemm_f32_pack_a)(transA, A, lda, 0, pc, M, kc, v->mr,
+                                                  d + pc * h.npad);
+    }
+    return CAIRN_OK;
+}
+
+cairn_status_t gemm_f32_packed_a(const kctx_t *k, int transB, int64_t M, int64_t N, int64_t K,
+                                 float alpha, const void *packed_a, const float *B, int64_t ldb,
+                                 float beta, float *C, int64_t ldc, const gemm_epilogue_t *epi)
+{
+    packed_header_t h;
+    if (!packed_a)
+        return base_error(CAIRN_ERR_INVALID_ARGUMENT, "gemm_f32_packed_a: null packed A");
+    memcpy(&h, packed_a, sizeof h);
+    if (h.magic != PACKED_A_MAGIC || h.variant < 0 || h.variant >= gemm_f32_n_variants)
+        return base_error(CAIRN_ERR_INVALID_ARGUMENT,
+                          "gemm_f32_packed_a: the buffer was not made by gemm_f32_prepack_a");
+    if (h.K != K || h.N != M)
+        return base_error(CAIRN_ERR_SHAPE,
+                          "gemm_f32_packed_a: A was packed as M=%lld x K=%lld, called with "
+                          "M=%lld x K=%lld",
+                          (long long)h.N, (long long)h.K, (long long)M, (long long)K);
+    if (M <= 0 || N <= 0)
+        return CAIRN_OK;
+    if (K > 0 && !B)
+        return base_error(CAIRN_ERR_INVALID_ARGUMENT, "gemm_f32_packed_a: null B");
+    gjob_t j;
+    gemm_kern_t kn;
+    gemm_kern_from_f32(&gemm_f32_variants[h.variant], &kn);
+    job_init(&j, &kn, 0, transB, M, N, K, alpha, NULL, 0, B, ldb, beta, C, ldc, epi);
+    j.v = &gemm_f32_variants[h.variant];
+    j.bl.kc = h.kc;
+    j.packed_a = (const char *)packed_a + PACKED_HEADER;
+    j.mpad_a = h.npad;
     gemm_launch(&j, k);
     return CAIRN_OK;
 }

@@ -131,6 +131,17 @@ cairn_status_t gemm_f32_packed(const kctx_t *k, int transA, int64_t M, int64_t N
                                float alpha, const float *A, int64_t lda, const void *packed,
                                float beta, float *C, int64_t ldc, const gemm_epilogue_t *epi);
 
+/* Pre-packed A, the mirror of pre-packed B for products whose constant
+ * operand is on the left (convolution: Y = W * im2col(X)): pack op(A)
+ * (M x K) once into gemm_f32_packed_a_size bytes (64-byte aligned), then
+ * multiply by any op(B). Valid for this process, like packed B. */
+size_t gemm_f32_packed_a_size(int64_t M, int64_t K);
+cairn_status_t gemm_f32_prepack_a(int transA, int64_t M, int64_t K, const float *A, int64_t lda,
+                                  void *packed, size_t size);
+cairn_status_t gemm_f32_packed_a(const kctx_t *k, int transB, int64_t M, int64_t N, int64_t K,
+                                 float alpha, const void *packed_a, const float *B, int64_t ldb,
+                                 float beta, float *C, int64_t ldc, const gemm_epilogue_t *epi);
+
 /* Strided batch: for b in [0, batch), the GEMM on A + b*stride_a,
  * B + b*stride_b, C + b*stride_c (stride 0 broadcasts an operand). The
  * epilogue's bias and residual are shared by every batch item unless
