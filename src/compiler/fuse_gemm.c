@@ -4,6 +4,7 @@
  *   Add(bias)     bias constant, N elements along the last dim
  *   activation    Relu, Sigmoid, Gelu (erf or tanh), Clip (constant bounds)
  *   Add(residual) any f32 tensor of exactly the output's shape
+ *   activation    the same kinds, after the residual (only with the Add)
  * becomes one FusedMatMul, whose GEMM applies them to each tile before it
  * is stored: the intermediate tensors are never written. Each absorbed
  * value must have no other reader and not be a graph output.
@@ -56,10 +57,10 @@ static cairn_status_t fuse_one(rw_t *r, int mm)
         bv->type.dtype != CAIRN_F32 || bv->type.shape.rank != 2 || ot->shape.rank < 1)
         return CAIRN_OK;
     int64_t N = bv->type.shape.d[1];
-    int grp[4], ng = 0, last = mm, cur = m->outputs[0];
+    int grp[5], ng = 0, last = mm, cur = m->outputs[0];
     int bias = -1, resid = -1;
-    gemm_act_t act = GEMM_ACT_NONE;
-    float lo = -FLT_MAX, hi = FLT_MAX;
+    gemm_act_t act = GEMM_ACT_NONE, post = GEMM_ACT_NONE;
+    float lo = -FLT_MAX, hi = FLT_MAX, plo = -FLT_MAX, phi = FLT_MAX;
     grp[ng++] = mm;
     int c = rw_sole_consumer(r, cur);
     if (c >= 0 && g->nodes[c].op == IR_OP_Add) {
@@ -83,18 +84,30 @@ static cairn_status_t fuse_one(rw_t *r, int mm)
             shape_definite(&ct->shape) && ir_shape_equal(&g->values[o].type.shape, &ct->shape)) {
             resid = o;
             grp[ng++] = last = c;
+            cur = g->nodes[c].outputs[0];
+            c = rw_sole_consumer(r, cur);
+            if (c >= 0 && rw_epilogue_activation(g, c, cur, 1, &post, &plo, &phi))
+                grp[ng++] = last = c;
         }
     }
     if (ng == 1 || !rw_group_closed(r, last, grp, ng))
         return CAIRN_OK;
     int in[4] = {A, B, bias, resid};
     int n_in = resid >= 0 ? 4 : bias >= 0 ? 3 : 2;
-    cairn_attr_t attrs[3] = {
-        {"activation", CAIRN_ATTR_INT, act, 0.0f, NULL, NULL, NULL, 0, NULL},
-        {"clip_min", CAIRN_ATTR_FLOAT, 0, lo, NULL, NULL, NULL, 0, NULL},
-        {"clip_max", CAIRN_ATTR_FLOAT, 0, hi, NULL, NULL, NULL, 0, NULL}};
-    cairn_status_t s = rw_replace(r, last, IR_OP_FusedMatMul, in, n_in, attrs,
-                                  act == GEMM_ACT_CLIP ? 3 : 1, grp, ng);
+    cairn_attr_t attrs[6];
+    int na = 0;
+    attrs[na++] = cairn_attr_int("activation", act);
+    if (act == GEMM_ACT_CLIP) {
+        attrs[na++] = cairn_attr_float("clip_min", lo);
+        attrs[na++] = cairn_attr_float("clip_max", hi);
+    }
+    if (post != GEMM_ACT_NONE)
+        attrs[na++] = cairn_attr_int("post_activation", post);
+    if (post == GEMM_ACT_CLIP) {
+        attrs[na++] = cairn_attr_float("post_clip_min", plo);
+        attrs[na++] = cairn_attr_float("post_clip_max", phi);
+    }
+    cairn_status_t s = rw_replace(r, last, IR_OP_FusedMatMul, in, n_in, attrs, na, grp, ng);
     if (s == CAIRN_ERR_OUT_OF_MEMORY || s == CAIRN_ERR_INTERNAL)
         return s;
     base_error_clear(); /* a rejected fusion leaves the nodes as they were */

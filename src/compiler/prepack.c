@@ -39,8 +39,9 @@ static cairn_status_t pack_one(rw_t *r, int i)
     if (bv->kind != IR_VALUE_CONSTANT || bv->type.dtype != CAIRN_F32 || bv->type.shape.rank != 2)
         return CAIRN_OK;
     int64_t K = bv->type.shape.d[0], N = bv->type.shape.d[1];
-    int act = 0;
+    int act = 0, post = 0;
     float alpha = 1.0f, lo = -3.402823466e38f, hi = 3.402823466e38f;
+    float plo = -3.402823466e38f, phi = 3.402823466e38f;
     if (n->op == IR_OP_FusedMatMul) {
         if (attr_i(n, "packed", 0))
             return CAIRN_OK;
@@ -50,6 +51,9 @@ static cairn_status_t pack_one(rw_t *r, int i)
         alpha = attr_f(n, "alpha", 1.0f);
         lo = attr_f(n, "clip_min", lo);
         hi = attr_f(n, "clip_max", hi);
+        post = attr_i(n, "post_activation", 0);
+        plo = attr_f(n, "post_clip_min", plo);
+        phi = attr_f(n, "post_clip_max", phi);
     } else if (n->op == IR_OP_Gemm) {
         if (attr_i(n, "transA", 0) || attr_f(n, "alpha", 1.0f) != 1.0f ||
             g->values[A].type.shape.rank != 2)
@@ -91,15 +95,19 @@ static cairn_status_t pack_one(rw_t *r, int i)
         return s;
     int in[4] = {A, pv, bias, resid};
     int n_in = resid >= 0 ? 4 : bias >= 0 ? 3 : 2;
-    cairn_attr_t attrs[7] = {
+    cairn_attr_t attrs[10] = {
         {"activation", CAIRN_ATTR_INT, act, 0.0f, NULL, NULL, NULL, 0, NULL},
         {"alpha", CAIRN_ATTR_FLOAT, 0, alpha, NULL, NULL, NULL, 0, NULL},
         {"clip_min", CAIRN_ATTR_FLOAT, 0, lo, NULL, NULL, NULL, 0, NULL},
         {"clip_max", CAIRN_ATTR_FLOAT, 0, hi, NULL, NULL, NULL, 0, NULL},
         {"packed", CAIRN_ATTR_INT, 1, 0.0f, NULL, NULL, NULL, 0, NULL},
         {"k", CAIRN_ATTR_INT, K, 0.0f, NULL, NULL, NULL, 0, NULL},
-        {"n", CAIRN_ATTR_INT, N, 0.0f, NULL, NULL, NULL, 0, NULL}};
-    s = rw_replace(r, i, IR_OP_FusedMatMul, in, n_in, attrs, 7, &i, 1);
+        {"n", CAIRN_ATTR_INT, N, 0.0f, NULL, NULL, NULL, 0, NULL},
+        {"post_activation", CAIRN_ATTR_INT, post, 0.0f, NULL, NULL, NULL, 0, NULL},
+        {"post_clip_min", CAIRN_ATTR_FLOAT, 0, plo, NULL, NULL, NULL, 0, NULL},
+        {"post_clip_max", CAIRN_ATTR_FLOAT, 0, phi, NULL, NULL, NULL, 0, NULL}};
+    /* the post-residual activation's attributes only when there is one */
+    s = rw_replace(r, i, IR_OP_FusedMatMul, in, n_in, attrs, post ? 10 : 7, &i, 1);
     if (s == CAIRN_ERR_OUT_OF_MEMORY || s == CAIRN_ERR_INTERNAL)
         return s;
     if (s == CAIRN_OK && r->uses[B] == 0 && !r->is_out[B]) {

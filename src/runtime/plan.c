@@ -514,24 +514,34 @@ cairn_status_t plan_run(plan_t *p, const void *const *in_data, void **out_data, 
     return CAIRN_OK;
 }
 
+/* The fused epilogue of a FusedMatMul / FusedConv in the order it runs:
+ * e.g. " bias +relu +residual +relu" (act, then residual, then post_act). */
+static const char *epilogue_str(const plan_step_t *st, int act_slot, int post_slot, char *buf,
+                                size_t cap)
+{
+    static const char *const acts[] = {"", " +relu", " +gelu_erf", " +gelu_tanh", " +silu",
+                                       " +sigmoid", " +clip"};
+    const ir_node_t *n = st->n;
+    int64_t a = ir_attr_i(n, act_slot), pa = ir_attr_i(n, post_slot);
+    int bias = st->n_in > 2 && n->inputs[2] >= 0, res = st->n_in > 3 && n->inputs[3] >= 0;
+    snprintf(buf, cap, "%s%s%s%s%s", bias ? " bias" : "",
+             a > 0 && a <= GEMM_ACT_CLIP ? acts[a] : "", res ? " +residual" : "",
+             pa > 0 && pa <= GEMM_ACT_CLIP ? acts[pa] : "",
+             bias || a > 0 || res || pa > 0 ? "" : " none");
+    return buf;
+}
+
 /* What the profiler shows for each step: its node, the source-model nodes
  * it covers, the kernel variant and the cost model's FLOPs and bytes. */
 void plan_step_kernel(const plan_step_t *st, char *buf, size_t cap)
 {
     const ir_node_t *n = st->n;
     int f32 = st->n_in > 0 && st->in[0].dtype == CAIRN_F32;
+    char epi[96];
     if (n->op == IR_OP_FusedMatMul) {
-        static const char *const acts[] = {"", "+relu", "+gelu_erf", "+gelu_tanh", "+silu",
-                                           "+sigmoid", "+clip"};
-        int64_t a = ir_attr_i(n, FUSED_MM_ACTIVATION);
-        snprintf(buf, cap, "gemm %s%s, epilogue:%s%s%s%s",
-                 gemm_f32_variant_name(), ir_attr_i(n, FUSED_MM_PACKED) ? " packed-B" : "",
-                 st->n_in > 2 && n->inputs[2] >= 0 ? " bias" : "",
-                 a > 0 && a <= GEMM_ACT_CLIP ? acts[a] : "",
-                 st->n_in > 3 && n->inputs[3] >= 0 ? " +residual" : "",
-                 (st->n_in > 2 && n->inputs[2] >= 0) || a > 0 || (st->n_in > 3 && n->inputs[3] >= 0)
-                     ? ""
-                     : " none");
+        snprintf(buf, cap, "gemm %s%s, epilogue:%s", gemm_f32_variant_name(),
+                 ir_attr_i(n, FUSED_MM_PACKED) ? " packed-B" : "",
+                 epilogue_str(st, FUSED_MM_ACTIVATION, FUSED_MM_POST_ACTIVATION, epi, sizeof epi));
     } else if ((n->op == IR_OP_MatMul || n->op == IR_OP_Gemm) && f32) {
         snprintf(buf, cap, "gemm %s", gemm_f32_variant_name());
     } else if ((n->op == IR_OP_Conv || n->op == IR_OP_FusedConv) && f32 && st->n_in > 1 &&
@@ -540,10 +550,15 @@ void plan_step_kernel(const plan_step_t *st, char *buf, size_t cap)
          * [C, 1, k...] and the input has C channels */
         int dw = st->in[1].shape[1] == 1 && st->in[1].shape[0] == st->in[0].shape[1] &&
                  st->in[0].rank <= 4;
+        char tail[112] = "";
+        if (n->op == IR_OP_FusedConv)
+            snprintf(tail, sizeof tail, ", epilogue:%s",
+                     epilogue_str(st, FUSED_CONV_ACTIVATION, FUSED_CONV_POST_ACTIVATION, epi,
+                                  sizeof epi));
         if (dw)
-            snprintf(buf, cap, "conv depthwise %s", conv_dw_variant_name());
+            snprintf(buf, cap, "conv depthwise %s%s", conv_dw_variant_name(), tail);
         else
-            snprintf(buf, cap, "conv im2col/1x1 + gemm %s", gemm_f32_variant_name());
+            snprintf(buf, cap, "conv im2col/1x1 + gemm %s%s", gemm_f32_variant_name(), tail);
     } else if (n->op == IR_OP_FusedAttention) {
         snprintf(buf, cap, "attention %s%s%s", kattn_select()->name,
                  ir_attr_i(n, FUSED_ATTN_CAUSAL) ? " causal" : "",

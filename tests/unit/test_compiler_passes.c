@@ -5,6 +5,7 @@
 #include "compiler/pass.h"
 #include "ir/op_table.h"
 #include "ir/ops/fused.h"
+#include "kernels/gemm/gemm.h"
 #include "runtime/session_internal.h"
 
 #include <math.h>
@@ -216,6 +217,79 @@ static void test_fuse_gemm(const char *act)
     cairn_graph_destroy(g);
 }
 
+/* MatMul -> Add(bias) -> [pre] -> Add(residual) -> post: the activation
+ * after the residual becomes the epilogue's post_activation (Relu, Gelu, or
+ * Clip with its bounds), with or without one before the residual, and
+ * survives pre-packing. */
+static void test_fuse_gemm_post(const char *pre, const char *post)
+{
+    cairn_graph_t *g;
+    CHECK_OK(cairn_graph_create(&g));
+    int64_t dx[3] = {2, 9, 16}, dr[3] = {2, 9, 20}, dw[2] = {16, 20}, db[1] = {20};
+    cairn_value_id x, res;
+    CHECK_OK(cairn_graph_add_input(g, "x", CAIRN_F32, 3, dx, NULL, &x));
+    CHECK_OK(cairn_graph_add_input(g, "res", CAIRN_F32, 3, dr, NULL, &res));
+    cairn_value_id mm = bin(g, "MatMul", "mm", x, tensor(g, "W", 2, dw, 11, -0.5, 0.5));
+    cairn_value_id v = bin(g, "Add", "bias", mm, tensor(g, "b", 1, db, 12, -1, 1));
+    if (pre)
+        v = node(g, pre, "pre", &v, 1, NULL, 0);
+    v = bin(g, "Add", "residual", v, res);
+    const int clip = !strcmp(post, "Clip");
+    if (clip) {
+        cairn_value_id ci[3] = {v, scalar(g, "lo", -0.5f), scalar(g, "hi", 0.7f)};
+        v = node(g, "Clip", "post", ci, 3, NULL, 0);
+    } else {
+        v = node(g, post, "post", &v, 1, NULL, 0);
+    }
+    CHECK_OK(cairn_graph_mark_output(g, v));
+    const int want = clip ? GEMM_ACT_CLIP : !strcmp(post, "Relu") ? GEMM_ACT_RELU
+                                                                  : GEMM_ACT_GELU_ERF;
+    for (int pack = 0; pack < 2; pack++) {
+        ir_graph_t *c = compiled(g, pack ? "fuse_gemm,prepack" : "fuse_gemm");
+        const ir_node_t *n = find_op(c, IR_OP_FusedMatMul);
+        CHECK_MSG(c->n_nodes == 1 && n && n->n_inputs == 4 && n->n_sources == (pre ? 5 : 4) &&
+                      has_source(n, "residual") && has_source(n, "post"),
+                  "pre %s post %s pack %d: %d nodes", pre ? pre : "-", post, pack, c->n_nodes);
+        CHECK(n && ir_attr_i(n, FUSED_MM_ACTIVATION) == (pre ? GEMM_ACT_RELU : GEMM_ACT_NONE) &&
+              ir_attr_i(n, FUSED_MM_POST_ACTIVATION) == want &&
+              ir_attr_i(n, FUSED_MM_PACKED) == pack);
+        if (clip)
+            CHECK(n && ir_attr_f(n, FUSED_MM_POST_CLIP_MIN) == -0.5f &&
+                  ir_attr_f(n, FUSED_MM_POST_CLIP_MAX) == 0.7f);
+        ir_graph_destroy(c);
+    }
+    int64_t dims[2][CAIRN_MAX_RANK] = {{2, 9, 16}, {2, 9, 20}};
+    int ranks[2] = {3, 3};
+    compare_runs(g, "fuse_gemm", 2, dims, ranks, 1e-5);
+    compare_runs(g, "all", 2, dims, ranks, 1e-5);
+    cairn_graph_destroy(g);
+}
+
+/* The residual Add's result has a second reader: the Add fuses, the Relu
+ * after it stays a node of its own. */
+static void test_fuse_gemm_post_blocked(void)
+{
+    cairn_graph_t *g;
+    CHECK_OK(cairn_graph_create(&g));
+    int64_t dx[2] = {6, 8}, dw[2] = {8, 8};
+    cairn_value_id x;
+    CHECK_OK(cairn_graph_add_input(g, "x", CAIRN_F32, 2, dx, NULL, &x));
+    cairn_value_id mm = bin(g, "MatMul", "mm", x, tensor(g, "W", 2, dw, 13, -1, 1));
+    cairn_value_id s = bin(g, "Add", "add", mm, x);
+    cairn_value_id r = node(g, "Relu", "relu", &s, 1, NULL, 0);
+    cairn_value_id y = bin(g, "Mul", "mul", r, s);
+    CHECK_OK(cairn_graph_mark_output(g, y));
+    ir_graph_t *c = compiled(g, "fuse_gemm");
+    const ir_node_t *n = find_op(c, IR_OP_FusedMatMul);
+    CHECK(c->n_nodes == 3 && count_op(c, IR_OP_Relu) == 1 && n && !has_source(n, "relu") &&
+          ir_attr_i(n, FUSED_MM_POST_ACTIVATION) == GEMM_ACT_NONE);
+    ir_graph_destroy(c);
+    int64_t dims[1][CAIRN_MAX_RANK] = {{6, 8}};
+    int ranks[1] = {2};
+    compare_runs(g, "all", 1, dims, ranks, 1e-5);
+    cairn_graph_destroy(g);
+}
+
 static void test_fuse_gemm_blocked(void)
 {
     /* the MatMul's result is also a graph output: only pre-packing applies */
@@ -292,6 +366,10 @@ int main(void)
     test_fuse_gemm("Gelu");
     test_fuse_gemm("Sigmoid");
     test_fuse_gemm_blocked();
+    test_fuse_gemm_post(NULL, "Relu");
+    test_fuse_gemm_post("Relu", "Clip");
+    test_fuse_gemm_post(NULL, "Gelu");
+    test_fuse_gemm_post_blocked();
     test_selection_errors();
     return check_finish("test_compiler_passes");
 }

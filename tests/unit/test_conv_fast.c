@@ -2,7 +2,8 @@
  * the direct depthwise kernel) against a direct convolution computed in
  * double here, on random data over many geometries (1x1, 3x3, strided,
  * dilated, padded, grouped, depthwise, 1-D, 3-D, odd sizes, batch > 1),
- * with and without the fused epilogue (activation, residual); plus Conv
+ * with and without the fused epilogue (activation, residual, activation
+ * after the residual); plus Conv
  * through the public API (plan-time workspace). ctest runs it under
  * CAIRN_ISA=ref/avx2/avx512 as well. Tolerance grows with the reduction
  * length (f32 accumulation). */
@@ -85,6 +86,7 @@ static void oracle(const conv_params_t *p, const float *X, const float *W, const
                     acc = act_d(post->act, acc, post->clip_lo, post->clip_hi);
                     if (post->residual)
                         acc += post->residual[yi];
+                    acc = act_d(post->post_act, acc, post->post_lo, post->post_hi);
                 }
                 Y[yi] = acc;
             }
@@ -113,11 +115,24 @@ static void run_case(const tcase_t *t, uint64_t seed)
     base_pool_t *pool = NULL;
     CHECK_OK(base_pool_create(2, &pool));
     kctx_t k2 = {pool, 2};
-    conv_post_t posts[4] = {{GEMM_ACT_NONE, 0, 0, NULL},
-                            {GEMM_ACT_RELU, 0, 0, R},
-                            {GEMM_ACT_CLIP, 0.0f, 0.5f, NULL},
-                            {GEMM_ACT_SIGMOID, 0, 0, R}};
-    for (int v = 0; v < 5; v++) {
+    /* the last three set post_act (after the residual): ResNet's
+     * Add -> Relu, a clip after a sigmoid (the depthwise kernel's scalar
+     * path), and a post_act with no residual */
+    conv_post_t posts[7] = {{.act = GEMM_ACT_NONE},
+                            {.act = GEMM_ACT_RELU, .residual = R},
+                            {.act = GEMM_ACT_CLIP, .clip_lo = 0.0f, .clip_hi = 0.5f},
+                            {.act = GEMM_ACT_SIGMOID, .residual = R},
+                            {.act = GEMM_ACT_NONE, .residual = R, .post_act = GEMM_ACT_RELU},
+                            {.act = GEMM_ACT_SIGMOID,
+                             .residual = R,
+                             .post_act = GEMM_ACT_CLIP,
+                             .post_lo = 0.2f,
+                             .post_hi = 0.9f},
+                            {.act = GEMM_ACT_RELU,
+                             .post_act = GEMM_ACT_CLIP,
+                             .post_lo = -0.25f,
+                             .post_hi = 0.3f}};
+    for (int v = 0; v < 8; v++) {
         const conv_post_t *post = v == 0 ? NULL : &posts[v - 1];
         const float *bias = v == 2 ? NULL : B;
         for (int64_t i = 0; i < ny; i++)

@@ -120,8 +120,9 @@ static void test_fuse_conv(int depthwise)
     cairn_graph_destroy(g);
 }
 
-/* ResNet's Conv -> Add -> Relu: the Add fuses, the Relu stays; and a Relu
- * whose input has a second reader does not fuse. */
+/* ResNet's Conv -> Add -> Relu: the Add and the Relu after it fuse (the
+ * Relu as post_activation); a Relu whose input has a second reader does
+ * not fuse. */
 static void test_fuse_conv_resnet(void)
 {
     cairn_graph_t *g;
@@ -138,15 +139,55 @@ static void test_fuse_conv_resnet(void)
     cairn_value_id y = bin(g, "Mul", "mul", r2, c2); /* c2 has two readers */
     CHECK_OK(cairn_graph_mark_output(g, y));
     ir_graph_t *c = compiled(g, "fuse_conv");
-    CHECK(count_op(c, IR_OP_FusedConv) == 1 && count_op(c, IR_OP_Relu) == 2 &&
+    CHECK(count_op(c, IR_OP_FusedConv) == 1 && count_op(c, IR_OP_Relu) == 1 &&
           count_op(c, IR_OP_Conv) == 1 && count_op(c, IR_OP_Add) == 0);
     const ir_node_t *n = find_op(c, IR_OP_FusedConv);
     CHECK(n && n->n_inputs == 4 && ir_attr_i(n, FUSED_CONV_ACTIVATION) == 0 &&
-          has_source(n, "c1") && has_source(n, "add"));
+          ir_attr_i(n, FUSED_CONV_POST_ACTIVATION) == GEMM_ACT_RELU && has_source(n, "c1") &&
+          has_source(n, "add") && has_source(n, "relu") && !has_source(n, "relu2"));
     ir_graph_destroy(c);
     int64_t dims[1][CAIRN_MAX_RANK] = {{1, 8, 5, 5}};
     int ranks[1] = {4};
     compare_runs(g, "all", 1, dims, ranks, 1e-5);
+    cairn_graph_destroy(g);
+}
+
+/* Conv -> Relu -> Add(residual) -> Clip(-1, 0.5) (dense or depthwise): both
+ * activations fuse, the Clip with its bounds as post_activation; when the
+ * sum is also a graph output the Clip stays. */
+static void test_fuse_conv_post(int depthwise, int sum_is_output)
+{
+    cairn_graph_t *g;
+    CHECK_OK(cairn_graph_create(&g));
+    int64_t C = 5, M = depthwise ? 5 : 7;
+    int64_t dx[4] = {1, C, 11, 6}, dr[4] = {1, M, 11, 6}, dw[4] = {M, depthwise ? 1 : C, 3, 3},
+            dm[1] = {M};
+    cairn_value_id x, res;
+    CHECK_OK(cairn_graph_add_input(g, "x", CAIRN_F32, 4, dx, NULL, &x));
+    CHECK_OK(cairn_graph_add_input(g, "res", CAIRN_F32, 4, dr, NULL, &res));
+    cairn_value_id cv = conv(g, "conv", x, tensor(g, "W", 4, dw, 21, -0.5, 0.5),
+                             tensor(g, "B", 1, dm, 22, -1, 1), depthwise ? C : 1, 1);
+    cairn_value_id a = node(g, "Relu", "pre", &cv, 1, NULL, 0);
+    cairn_value_id s = bin(g, "Add", "residual", res, a);
+    cairn_value_id ci[3] = {s, scalar(g, "lo", -1.0f), scalar(g, "hi", 0.5f)};
+    cairn_value_id y = node(g, "Clip", "post", ci, 3, NULL, 0);
+    CHECK_OK(cairn_graph_mark_output(g, y));
+    if (sum_is_output)
+        CHECK_OK(cairn_graph_mark_output(g, s));
+    ir_graph_t *c = compiled(g, "fuse_conv");
+    const ir_node_t *n = find_op(c, IR_OP_FusedConv);
+    CHECK(c->n_nodes == (sum_is_output ? 2 : 1) && n && has_source(n, "pre") &&
+          has_source(n, "residual") && has_source(n, "post") == !sum_is_output);
+    CHECK(n && ir_attr_i(n, FUSED_CONV_ACTIVATION) == GEMM_ACT_RELU &&
+          ir_attr_i(n, FUSED_CONV_POST_ACTIVATION) == (sum_is_output ? 0 : GEMM_ACT_CLIP));
+    if (!sum_is_output)
+        CHECK(n && ir_attr_f(n, FUSED_CONV_POST_CLIP_MIN) == -1.0f &&
+              ir_attr_f(n, FUSED_CONV_POST_CLIP_MAX) == 0.5f);
+    ir_graph_destroy(c);
+    int64_t dims[2][CAIRN_MAX_RANK] = {{1, C, 11, 6}, {1, M, 11, 6}};
+    int ranks[2] = {4, 4};
+    compare_runs(g, "fuse_conv", 2, dims, ranks, 1e-5);
+    compare_runs(g, "all", 2, dims, ranks, 1e-5);
     cairn_graph_destroy(g);
 }
 
@@ -158,5 +199,9 @@ int main(void)
     test_fuse_conv(0);
     test_fuse_conv(1);
     test_fuse_conv_resnet();
+    for (int dwc = 0; dwc < 2; dwc++) {
+        test_fuse_conv_post(dwc, 0);
+        test_fuse_conv_post(dwc, 1);
+    }
     return check_finish("test_conv_passes");
 }

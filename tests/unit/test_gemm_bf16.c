@@ -108,7 +108,9 @@ static int run_case(const gemm_kern_t *kn, int via_public, int threads, int ta, 
                                       : (float)check_rng_uniform(&rng, -1, 1);
     for (int64_t j = 0; j < N; j++)
         bias[j] = (float)check_rng_uniform(&rng, -1, 1);
-    gemm_epilogue_t epi = {GEMM_BIAS_COL, bias, GEMM_ACT_RELU, 0, 0, 1.0f, NULL, 0};
+    /* with_epi 1: bias + relu; 2: then a clip after the (absent) residual */
+    gemm_epilogue_t epi = {GEMM_BIAS_COL, bias, GEMM_ACT_RELU, 0, 0, 1.0f, NULL, 0,
+                           with_epi == 2 ? GEMM_ACT_CLIP : GEMM_ACT_NONE, 0.1f, 0.5f};
     kctx_t k = {0};
     k.pool = threads > 1 ? pool2 : NULL;
     k.threads = threads;
@@ -140,6 +142,8 @@ static int run_case(const gemm_kern_t *kn, int via_public, int threads, int ta, 
                 if (with_epi) {
                     want += bias[j];
                     want = want > 0 ? want : 0;
+                    if (with_epi == 2)
+                        want = want < 0.1 ? 0.1 : want > 0.5 ? 0.5 : want;
                     tol += 1e-6;
                 }
             }
@@ -174,7 +178,7 @@ static void sweep(const gemm_kern_t *kn)
             fails += !run_case(kn, 0, 1, ta, tb, rnd(1, 20), rnd(1, 20), sz[i], x[0], x[1], 0);
         }
         fails += !run_case(kn, 0, 2, ta, tb, rnd(100, 200), rnd(100, 200), bl.kc + rnd(1, 7),
-                           1.0f, t & 1 ? 0.0f : 0.5f, t == 3);
+                           1.0f, t & 1 ? 0.0f : 0.5f, t == 3 ? 1 : t == 1 ? 2 : 0);
     }
     fails += !run_case(kn, 0, 2, 0, 0, 3, 1100, 9, 1, 0, 1); /* several NC blocks */
     fails += !run_case(kn, 0, 1, 0, 0, 5, 7, 0, 1, 0, 0);    /* K = 0 */
@@ -191,7 +195,7 @@ int main(void)
     CHECK(gemm_bf16_select()->isa <= base_isa_select(CAIRN_ISA_AUTO));
     for (int t = 0; t < 4; t++) {
         CHECK(run_case(gemm_bf16_select(), 1, 2, t & 1, t >> 1, 67, 45, 131, 1, 0, 0));
-        CHECK(run_case(gemm_bf16_select(), 2, 1, t & 1, t >> 1, 33, 70, 65, 2, 1, 1));
+        CHECK(run_case(gemm_bf16_select(), 2, 1, t & 1, t >> 1, 33, 70, 65, 2, 1, 1 + (t & 1)));
     }
     base_pool_destroy(pool2);
     return check_finish("test_gemm_bf16");

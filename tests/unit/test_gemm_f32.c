@@ -8,7 +8,8 @@
  * MR-1, MR, MR+1, NR-1, NR+1, KC-1, KC+1, 127 and random), every
  * transpose combination, leading dimensions wider than the matrix with
  * sentinels in the padding, alpha/beta cases (beta == 0 on a NaN-poisoned
- * C), 1 and 2 threads, every epilogue, pre-packed B and the strided batch.
+ * C), 1 and 2 threads, every epilogue (every activation before and after
+ * the residual add), pre-packed B and the strided batch.
  *
  * Tolerance: |got - want| <= 4 * (K + 2) * 2^-24 * (|alpha| sum|a b| +
  * |beta c|), the f32 accumulation bound, widened through the epilogue.
@@ -154,6 +155,12 @@ static int run_case(const gcase_t *c)
                 if (ep->residual)
                     want += R[i * ldr + j];
                 tol += 4e-7 * fabs(want);
+                if (ep->post_act != GEMM_ACT_NONE) {
+                    /* every activation's slope is below 1.2 */
+                    double pmag = fabs(want);
+                    want = act_d(ep->post_act, want, ep->post_lo, ep->post_hi);
+                    tol = 1.5 * tol + 4e-7 * (1 + pmag);
+                }
             }
             double got = C[i * ldc + j];
             if (!(fabs(got - want) <= tol)) {
@@ -175,10 +182,11 @@ static int run_case(const gcase_t *c)
     if (ok && C[nc - 1] != SENTINEL && (int64_t)(nc - 1) >= M * ldc)
         ok = 0, snprintf(where, sizeof where, "wrote past the end of C");
     CHECK_MSG(ok, "%s via=%d threads=%d ta=%d tb=%d M=%lld N=%lld K=%lld alpha=%g beta=%g pad=%d "
-                  "act=%d bias=%d res=%d: %s",
+                  "act=%d bias=%d res=%d post=%d: %s",
               c->via == VIA_VARIANT ? c->v->name : "public", c->via, c->threads, c->ta, c->tb,
               (long long)M, (long long)N, (long long)K, c->alpha, c->beta, c->pad,
-              ep ? (int)ep->act : -1, ep ? (int)ep->bias_kind : -1, c->residual, where);
+              ep ? (int)ep->act : -1, ep ? (int)ep->bias_kind : -1, c->residual,
+              ep ? (int)ep->post_act : -1, where);
     base_aligned_free(packed);
     free(A), free(B), free(Bref), free(C), free(C0), free(R), free(bias);
     return ok;
@@ -249,7 +257,7 @@ static void epilogues(const gemm_f32_variant_t *v)
         for (int bk = 0; bk < 3; bk++) {
             for (int res = 0; res < 2; res++) {
                 gemm_epilogue_t e = {(gemm_bias_kind_t)bk, NULL, acts[a], -0.3f, 0.4f,
-                                     res ? 1.0f : -0.75f, NULL, 0};
+                                     res ? 1.0f : -0.75f, NULL, 0, GEMM_ACT_NONE, 0, 0};
                 /* both the direct (M small) and the packed path, several K slices */
                 int64_t M = cnt % 2 ? 9 : 45, N = 37 + cnt % 5, K = cnt % 3 ? 300 : 600;
                 gcase_t c = {v, VIA_VARIANT, 1 + cnt % 2, cnt % 2, (cnt / 2) % 2, M, N, K, 1.5f,
@@ -261,8 +269,27 @@ static void epilogues(const gemm_f32_variant_t *v)
     }
     /* large arguments for the activations' tails */
     for (int a = 2; a < 6; a++) {
-        gemm_epilogue_t e = {GEMM_BIAS_COL, NULL, acts[a], 0, 0, 1, NULL, 0};
+        gemm_epilogue_t e = {GEMM_BIAS_COL, NULL, acts[a], 0, 0, 1, NULL, 0, GEMM_ACT_NONE, 0, 0};
         gcase_t c = {v, VIA_VARIANT, 1, 0, 0, 20, 33, 200, 30.0f, 0, 0, &e, 0};
+        run_case(&c);
+    }
+    /* every activation after the residual add (post_act), with and without
+     * one before it, a residual and a bias, on both paths and edge widths */
+    for (int p = 1; p < 7; p++) {
+        for (int k = 0; k < 4; k++) {
+            gemm_epilogue_t e = {(gemm_bias_kind_t)(k % 3), NULL, k & 1 ? acts[(p + k) % 7]
+                                                                        : GEMM_ACT_NONE,
+                                 -0.5f, 0.6f, k == 3 ? 0.5f : 1.0f, NULL, 0, acts[p],
+                                 -0.2f, 0.35f};
+            int64_t M = k % 2 ? 7 : 50, N = k < 2 ? 16 + p : 8 * p + 1, K = k == 2 ? 600 : 77;
+            gcase_t c = {v, VIA_VARIANT, 1 + k % 2, k == 1, k == 3, M, N, K, 0.75f,
+                         k == 0 ? 0.5f : 0.0f, k % 3, &e, k != 2};
+            run_case(&c);
+        }
+        /* large arguments for the tails, after the residual */
+        gemm_epilogue_t e = {GEMM_BIAS_NONE, NULL, GEMM_ACT_NONE, 0, 0, 1, NULL, 0, acts[p],
+                             -3.0f, 5.0f};
+        gcase_t c = {v, VIA_VARIANT, 1, 0, 0, 20, 33, 200, 30.0f, 0, 0, &e, 1};
         run_case(&c);
     }
 }
@@ -274,7 +301,8 @@ static void public_paths(void)
                                 {130, 70, 64}, {3, 200, 0}};
     for (int s = 0; s < 6; s++)
         for (int t = 0; t < 4; t++) {
-            gemm_epilogue_t e = {GEMM_BIAS_ROW, NULL, GEMM_ACT_SILU, 0, 0, 2.0f, NULL, 0};
+            gemm_epilogue_t e = {GEMM_BIAS_ROW, NULL, GEMM_ACT_SILU, 0, 0, 2.0f, NULL, 0,
+                                 t == 2 ? GEMM_ACT_RELU : GEMM_ACT_NONE, 0, 0};
             gcase_t c = {NULL, VIA_PACKED, 1 + (t & 1), t & 1, t >> 1, sizes[s][0], sizes[s][1],
                          sizes[s][2], 0.75f, t == 3 ? 0.0f : 1.0f, 2, s % 2 ? &e : NULL, s % 3 == 0};
             run_case(&c);
@@ -318,7 +346,8 @@ static void batched(void)
         check_fill_f32(&rng, R, sr * batch, -1, 1);
         check_fill_f32(&rng, bias, 64, -1, 1);
         memcpy(W, C, (size_t)(sc * batch) * sizeof(float));
-        gemm_epilogue_t e = {GEMM_BIAS_COL, bias, GEMM_ACT_RELU, 0, 0, 1, R, N};
+        gemm_epilogue_t e = {GEMM_BIAS_COL, bias, GEMM_ACT_RELU, 0, 0, 1, R, N,
+                             mode == 3 ? GEMM_ACT_CLIP : GEMM_ACT_NONE, 0.1f, 0.8f};
         const gemm_epilogue_t *ep = mode >= 2 ? &e : NULL;
         kctx_t k = {mode % 2 ? pool2 : NULL, mode % 2 ? 2 : 1};
         gemm_f32_batched(&k, ta, tb, M, N, K, 0.5f, A, lda, sa, B, ldb, sb, 0.25f, C, ldc, sc,

@@ -3,7 +3,8 @@
  *
  * FusedMatMul(A, B, [bias], [residual]) is MatMul(A, B) with a constant 2-D
  * B, followed by the GEMM epilogue of src/kernels/gemm: + bias (length N,
- * per column), an activation, * alpha, + residual (the output's shape). All
+ * per column), an activation, * alpha, + residual (the output's shape), a
+ * second activation after the residual (post_activation). All
  * the leading dims of A are flattened into M, so it runs as one f32 GEMM.
  * With packed = 1, input 1 is B already packed by gemm_f32_pack_b (a u8
  * buffer) and attributes k and n give its logical K x N shape; each run then
@@ -26,7 +27,9 @@ const ir_attr_def_t op_fused_matmul_attrs[] = {
     IR_ATTR_INT("activation", 0), IR_ATTR_FLOAT("alpha", 1.0f),
     IR_ATTR_FLOAT("clip_min", -3.402823466e38f), IR_ATTR_FLOAT("clip_max", 3.402823466e38f),
     IR_ATTR_INT("packed", 0),     IR_ATTR_INT("k", -1),
-    IR_ATTR_INT("n", -1),         IR_ATTR_END};
+    IR_ATTR_INT("n", -1),         IR_ATTR_INT("post_activation", 0),
+    IR_ATTR_FLOAT("post_clip_min", -3.402823466e38f),
+    IR_ATTR_FLOAT("post_clip_max", 3.402823466e38f), IR_ATTR_END};
 
 static int fused_present(const ir_infer_ctx_t *c, int i)
 {
@@ -75,11 +78,15 @@ cairn_status_t op_fused_matmul_infer(ir_infer_ctx_t *c)
                               cairn_dtype_name(a->dtype));
     int64_t K = IR_DIM_UNKNOWN, N = IR_DIM_UNKNOWN;
     BASE_TRY(fused_mm_kn(c, &K, &N));
-    int64_t act = ir_attr_i(c->node, FUSED_MM_ACTIVATION);
-    if (act < GEMM_ACT_NONE || act > GEMM_ACT_CLIP)
-        return ir_infer_error(c, CAIRN_ERR_INVALID_ARGUMENT,
-                              "activation %lld is not one of 0 (none) to %d (clip)",
-                              (long long)act, (int)GEMM_ACT_CLIP);
+    static const int act_slots[2] = {FUSED_MM_ACTIVATION, FUSED_MM_POST_ACTIVATION};
+    for (int s = 0; s < 2; s++) {
+        int64_t act = ir_attr_i(c->node, act_slots[s]);
+        if (act < GEMM_ACT_NONE || act > GEMM_ACT_CLIP)
+            return ir_infer_error(c, CAIRN_ERR_INVALID_ARGUMENT,
+                                  "%s %lld is not one of 0 (none) to %d (clip)",
+                                  s ? "post_activation" : "activation", (long long)act,
+                                  (int)GEMM_ACT_CLIP);
+    }
     if (a->shape.rank == 0)
         return ir_infer_error(c, CAIRN_ERR_SHAPE, "A must have rank >= 1, got a scalar");
     if (a->shape.rank < 0) {
@@ -144,6 +151,9 @@ cairn_status_t op_fused_matmul_exec(const ir_node_t *n, const ktensor_t *in, int
     epi.act = (gemm_act_t)ir_attr_i(n, FUSED_MM_ACTIVATION);
     epi.clip_lo = ir_attr_f(n, FUSED_MM_CLIP_MIN);
     epi.clip_hi = ir_attr_f(n, FUSED_MM_CLIP_MAX);
+    epi.post_act = (gemm_act_t)ir_attr_i(n, FUSED_MM_POST_ACTIVATION);
+    epi.post_lo = ir_attr_f(n, FUSED_MM_POST_CLIP_MIN);
+    epi.post_hi = ir_attr_f(n, FUSED_MM_POST_CLIP_MAX);
     if (n_in > 2 && in[2].data) {
         epi.bias_kind = GEMM_BIAS_COL;
         epi.bias = in[2].data;

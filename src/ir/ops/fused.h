@@ -7,7 +7,9 @@
 
 /* FusedMatMul attribute slots, in schema order. "activation" holds a
  * gemm_act_t (kernels/gemm/gemm.h); "packed" = 1 means input 1 is a u8
- * buffer from gemm_f32_pack_b for a K x N matrix (K, N in "k", "n"). */
+ * buffer from gemm_f32_pack_b for a K x N matrix (K, N in "k", "n");
+ * "post_activation" (with "post_clip_min", "post_clip_max") is the
+ * gemm_act_t applied after the residual add (gemm_epilogue_t.post_act). */
 enum {
     FUSED_MM_ACTIVATION,
     FUSED_MM_ALPHA,
@@ -15,13 +17,24 @@ enum {
     FUSED_MM_CLIP_MAX,
     FUSED_MM_PACKED,
     FUSED_MM_K,
-    FUSED_MM_N
+    FUSED_MM_N,
+    FUSED_MM_POST_ACTIVATION,
+    FUSED_MM_POST_CLIP_MIN,
+    FUSED_MM_POST_CLIP_MAX
 };
 
 /* FusedConv attribute slots (schema op_linalg_fusedconv_attrs): Conv's
  * six (auto_pad, dilations, group, kernel_shape, pads, strides), then the
- * epilogue: "activation" a gemm_act_t, clip bounds. */
-enum { FUSED_CONV_ACTIVATION = 6, FUSED_CONV_CLIP_MIN, FUSED_CONV_CLIP_MAX };
+ * epilogue: "activation" a gemm_act_t, clip bounds, then
+ * "post_activation" (applied after the residual add) and its clip bounds. */
+enum {
+    FUSED_CONV_ACTIVATION = 6,
+    FUSED_CONV_CLIP_MIN,
+    FUSED_CONV_CLIP_MAX,
+    FUSED_CONV_POST_ACTIVATION,
+    FUSED_CONV_POST_CLIP_MIN,
+    FUSED_CONV_POST_CLIP_MAX
+};
 /* FusedAttention attribute slots, in schema order. The perms say where the
  * logical axes are: Transpose(Q, q_perm) is [B, Hq, Sq, D], Transpose(K,
  * k_perm) is [B, Hk, Sk, D], Transpose(V, v_perm) is [B, Hk, Sk, Dv]

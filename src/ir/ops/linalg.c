@@ -60,7 +60,9 @@ const ir_attr_def_t op_linalg_fusedconv_attrs[] = {
     IR_ATTR_STRING("auto_pad", "NOTSET"), IR_ATTR_INTS("dilations"), IR_ATTR_INT("group", 1),
     IR_ATTR_INTS("kernel_shape"), IR_ATTR_INTS("pads"), IR_ATTR_INTS("strides"),
     IR_ATTR_INT("activation", 0), IR_ATTR_FLOAT("clip_min", -3.402823466e38f),
-    IR_ATTR_FLOAT("clip_max", 3.402823466e38f), IR_ATTR_END};
+    IR_ATTR_FLOAT("clip_max", 3.402823466e38f), IR_ATTR_INT("post_activation", 0),
+    IR_ATTR_FLOAT("post_clip_min", -3.402823466e38f),
+    IR_ATTR_FLOAT("post_clip_max", 3.402823466e38f), IR_ATTR_END};
 const ir_attr_def_t op_linalg_convt_attrs[] = {
     IR_ATTR_STRING("auto_pad", "NOTSET"), IR_ATTR_INTS("dilations"), IR_ATTR_INT("group", 1),
     IR_ATTR_INTS("kernel_shape"), IR_ATTR_INTS("pads"), IR_ATTR_INTS("strides"),
@@ -343,7 +345,7 @@ cairn_status_t op_linalg_gemm_exec(const ir_node_t *n, const ktensor_t *in, int 
         /* C as a fused bias (a row vector per column, a column per row) or
          * a residual matrix: Y is written once, by the GEMM's epilogue */
         int64_t c0 = C->rank == 2 ? C->shape[0] : 1, c1 = C->rank >= 1 ? C->shape[C->rank - 1] : 1;
-        gemm_epilogue_t e = {GEMM_BIAS_NONE, NULL, GEMM_ACT_NONE, 0, 0, 1, NULL, 0};
+        gemm_epilogue_t e = {.bias_kind = GEMM_BIAS_NONE, .act = GEMM_ACT_NONE, .scale = 1};
         if (c0 == 1 && c1 == j.N && j.N > 1) {
             e.bias_kind = GEMM_BIAS_COL;
             e.bias = C->data;
@@ -649,11 +651,15 @@ cairn_status_t op_linalg_conv_infer(ir_infer_ctx_t *c)
         if (c->in[0].dtype != CAIRN_F32)
             return ir_infer_error(c, CAIRN_ERR_DTYPE, "FusedConv runs f32 only, got %s",
                                   cairn_dtype_name(c->in[0].dtype));
-        int64_t act = ir_attr_i(c->node, FUSED_CONV_ACTIVATION);
-        if (act < GEMM_ACT_NONE || act > GEMM_ACT_CLIP)
-            return ir_infer_error(c, CAIRN_ERR_INVALID_ARGUMENT,
-                                  "activation %lld is not one of 0 (none) to %d (clip)",
-                                  (long long)act, (int)GEMM_ACT_CLIP);
+        static const int act_slots[2] = {FUSED_CONV_ACTIVATION, FUSED_CONV_POST_ACTIVATION};
+        for (int s = 0; s < 2; s++) {
+            int64_t act = ir_attr_i(c->node, act_slots[s]);
+            if (act < GEMM_ACT_NONE || act > GEMM_ACT_CLIP)
+                return ir_infer_error(c, CAIRN_ERR_INVALID_ARGUMENT,
+                                      "%s %lld is not one of 0 (none) to %d (clip)",
+                                      s ? "post_activation" : "activation", (long long)act,
+                                      (int)GEMM_ACT_CLIP);
+        }
         if (present(c, 3)) {
             const ir_type_t *res = &c->in[3];
             if (res->dtype != CAIRN_F32)
@@ -687,13 +693,16 @@ cairn_status_t op_linalg_conv_exec(const ir_node_t *n, const ktensor_t *in, int 
         return CAIRN_OK;
     if (n->op == IR_OP_ConvTranspose)
         return conv_transpose_ref(k, in[0].dtype, &kp, in[0].data, in[1].data, B, out[0].data);
-    conv_post_t post = {GEMM_ACT_NONE, 0.0f, 0.0f, NULL};
+    conv_post_t post = {.act = GEMM_ACT_NONE, .post_act = GEMM_ACT_NONE};
     if (n->op == IR_OP_FusedConv) {
         post.act = (gemm_act_t)ir_attr_i(n, FUSED_CONV_ACTIVATION);
         post.clip_lo = ir_attr_f(n, FUSED_CONV_CLIP_MIN);
         post.clip_hi = ir_attr_f(n, FUSED_CONV_CLIP_MAX);
         if (n_in > 3 && in[3].dtype != CAIRN_DTYPE_UNDEFINED)
             post.residual = in[3].data;
+        post.post_act = (gemm_act_t)ir_attr_i(n, FUSED_CONV_POST_ACTIVATION);
+        post.post_lo = ir_attr_f(n, FUSED_CONV_POST_CLIP_MIN);
+        post.post_hi = ir_attr_f(n, FUSED_CONV_POST_CLIP_MAX);
     }
     size_t need = in[0].dtype == CAIRN_F32 ? conv_f32_workspace(&kp) : 0;
     if (in[0].dtype == CAIRN_F32 && (need == 0 || ws))

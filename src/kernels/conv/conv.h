@@ -54,15 +54,18 @@ cairn_status_t conv_transpose_ref(const kctx_t *k, cairn_dtype_t t, const conv_p
  *  - everything else: im2col of X[n, g] into the workspace, then the GEMM
  *    Y[Mg, out] = W[Mg, Cg*taps] x col[Cg*taps, out].
  * The bias (per output channel), then post->act (with clip bounds), then
- * post->residual (a tensor of Y's shape, may be NULL) are applied as the
- * GEMM's epilogue. ws must hold conv_f32_workspace(p) bytes (64-byte
- * aligned); the kernel never allocates. Y must not alias X, W or the
- * residual (the GEMM's first K block overwrites Y before the epilogue
- * reads the residual). */
+ * post->residual (a tensor of Y's shape, may be NULL), then post->post_act
+ * (the activation after the residual add, bounds post_lo/post_hi) are
+ * applied as the GEMM's epilogue (or by the depthwise kernel). ws must
+ * hold conv_f32_workspace(p) bytes (64-byte aligned); the kernel never
+ * allocates. Y must not alias X, W or the residual (the GEMM's first K
+ * block overwrites Y before the epilogue reads the residual). */
 typedef struct conv_post {
     gemm_act_t act;
     float clip_lo, clip_hi;
     const float *residual; /* Y's shape, or NULL */
+    gemm_act_t post_act;   /* applied after the residual add */
+    float post_lo, post_hi;
 } conv_post_t;
 
 /* 1 when conv_f32 runs p with the direct depthwise kernel. */

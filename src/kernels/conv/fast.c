@@ -154,6 +154,10 @@ void conv_dw_plane_f32_ref(const conv_params_t *p, const float *x, const float *
             if (res)
                 for (int64_t ow = 0; ow < OW; ow++)
                     yr[ow] += res[oh * OW + ow];
+            if (post->post_act != GEMM_ACT_NONE)
+                for (int64_t ow = 0; ow < OW; ow++)
+                    yr[ow] = gemm_act_apply_f32(post->post_act, yr[ow], post->post_lo,
+                                                post->post_hi);
         }
     }
 }
@@ -273,6 +277,9 @@ cairn_status_t conv_f32(const kctx_t *k, const conv_params_t *p, const float *X,
         epi.act = post->act;
         epi.clip_lo = post->clip_lo;
         epi.clip_hi = post->clip_hi;
+        epi.post_act = post->post_act;
+        epi.post_lo = post->post_lo;
+        epi.post_hi = post->post_hi;
     }
     const int64_t nc = pointwise ? out_sz : conv_chunk_cols(K, out_sz);
     for (int64_t n = 0; n < p->N; n++)

@@ -55,21 +55,30 @@ static float dw_one(const conv_params_t *p, const float *x, const float *w, floa
     return acc;
 }
 
-static inline __m512 dw_post_vec(__m512 v, const conv_post_t *post)
+/* act on a vector: only none, Relu and Clip (the others take the scalar path) */
+static inline __m512 dw_act_vec(__m512 v, gemm_act_t act, float lo, float hi)
 {
-    if (!post)
-        return v;
-    if (post->act == GEMM_ACT_RELU)
+    if (act == GEMM_ACT_RELU)
         return _mm512_max_ps(v, _mm512_setzero_ps());
-    if (post->act == GEMM_ACT_CLIP)
-        return _mm512_min_ps(_mm512_max_ps(v, _mm512_set1_ps(post->clip_lo)),
-                             _mm512_set1_ps(post->clip_hi));
+    if (act == GEMM_ACT_CLIP)
+        return _mm512_min_ps(_mm512_max_ps(v, _mm512_set1_ps(lo)), _mm512_set1_ps(hi));
     return v;
 }
 
-static inline float dw_post_one(float v, const conv_post_t *post)
+static inline int dw_act_simple(gemm_act_t act)
 {
-    return post ? gemm_act_apply_f32(post->act, v, post->clip_lo, post->clip_hi) : v;
+    return act == GEMM_ACT_NONE || act == GEMM_ACT_RELU || act == GEMM_ACT_CLIP;
+}
+
+/* The whole post-op on one output: act, + residual r (NULL: none), post_act. */
+static inline float dw_post_one(float v, const conv_post_t *post, const float *r)
+{
+    if (!post)
+        return v;
+    v = gemm_act_apply_f32(post->act, v, post->clip_lo, post->clip_hi);
+    if (r)
+        v += *r;
+    return gemm_act_apply_f32(post->post_act, v, post->post_lo, post->post_hi);
 }
 
 /* nv (1..4) vectors of outputs starting at ow, the last holding `last`
@@ -95,22 +104,24 @@ dw_block(const conv_params_t *p, const float *x, const float *w, float bias, con
                                          acc[v]);
         }
     }
-    const int simple = !post || post->act == GEMM_ACT_NONE || post->act == GEMM_ACT_RELU ||
-                       post->act == GEMM_ACT_CLIP;
+    const int simple = !post || (dw_act_simple(post->act) && dw_act_simple(post->post_act));
     for (int v = 0; v < nv; v++) {
         const __mmask16 m = mask_n(v == nv - 1 ? last : 16);
         float *yo = yr + ow + 16 * v;
         __m512 r = acc[v];
         if (simple) {
-            r = dw_post_vec(r, post);
+            if (post)
+                r = dw_act_vec(r, post->act, post->clip_lo, post->clip_hi);
             if (res)
                 r = _mm512_add_ps(r, _mm512_maskz_loadu_ps(m, res + ow + 16 * v));
+            if (post)
+                r = dw_act_vec(r, post->post_act, post->post_lo, post->post_hi);
             _mm512_mask_storeu_ps(yo, m, r);
         } else {
             _mm512_mask_storeu_ps(yo, m, r);
             const int n = v == nv - 1 ? last : 16;
             for (int j = 0; j < n; j++)
-                yo[j] = dw_post_one(yo[j], post) + (res ? res[ow + 16 * v + j] : 0.0f);
+                yo[j] = dw_post_one(yo[j], post, res ? res + ow + 16 * v + j : NULL);
         }
     }
 }
@@ -157,13 +168,13 @@ void conv_dw_plane_f32_avx512(const conv_params_t *p, const float *x, const floa
                             acc += w[kh * KW + kw] * x[ih * IW + iw];
                     }
                 }
-                yr[ow] = dw_post_one(acc, post) + (rr ? rr[ow] : 0.0f);
+                yr[ow] = dw_post_one(acc, post, rr ? rr + ow : NULL);
             }
             continue;
         }
         for (int64_t ow = 0; ow < lo; ow++)
-            yr[ow] = dw_post_one(dw_one(p, x, w, bias, khs, nkh, oh, ow), post) +
-                     (rr ? rr[ow] : 0.0f);
+            yr[ow] = dw_post_one(dw_one(p, x, w, bias, khs, nkh, oh, ow), post,
+                                 rr ? rr + ow : NULL);
         int64_t ow = lo;
         for (; ow + 64 <= hi; ow += 64)
             dw_block(p, x, w, bias, khs, nkh, oh, ow, 4, 16, post, rr, yr);
@@ -178,8 +189,8 @@ void conv_dw_plane_f32_avx512(const conv_params_t *p, const float *x, const floa
             }
         }
         for (ow = hi; ow < OW; ow++)
-            yr[ow] = dw_post_one(dw_one(p, x, w, bias, khs, nkh, oh, ow), post) +
-                     (rr ? rr[ow] : 0.0f);
+            yr[ow] = dw_post_one(dw_one(p, x, w, bias, khs, nkh, oh, ow), post,
+                                 rr ? rr + ow : NULL);
     }
 }
 

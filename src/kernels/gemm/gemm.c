@@ -185,6 +185,9 @@ static inline const gemm_tile_epi_t *tile_epi(const gemm_epilogue_t *epi, int64_
     te->scale = epi->scale;
     te->res = epi->residual ? epi->residual + i * epi->ldr + j : NULL;
     te->ldr = epi->ldr;
+    te->post_act = epi->post_act;
+    te->post_lo = epi->post_lo;
+    te->post_hi = epi->post_hi;
     return te;
 }
 
@@ -337,7 +340,7 @@ static void epi_block_scalar(const gemm_epilogue_t *epi, float *C, int64_t ldc, 
             v = gemm_act_apply_f32(epi->act, v, epi->clip_lo, epi->clip_hi) * epi->scale;
             if (epi->residual)
                 v += epi->residual[i * epi->ldr + jj];
-            C[i * ldc + jj] = v;
+            C[i * ldc + jj] = gemm_act_apply_f32(epi->post_act, v, epi->post_lo, epi->post_hi);
         }
 }
 

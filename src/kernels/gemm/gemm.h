@@ -98,10 +98,13 @@ typedef enum gemm_bias_kind {
  *   v = v + bias                           (per row or per column)
  *   v = act(v)
  *   v = v * scale
- *   C = v + residual[i*ldr + j]            (residual may be NULL)
- * A zero-initialised struct with scale = 1 is the identity; pass NULL for
- * no epilogue. residual may alias C only when it is C itself with ldr ==
- * ldc (each element is read before it is written). */
+ *   v = v + residual[i*ldr + j]            (residual may be NULL)
+ *   C = post_act(v)                        (bounds post_lo, post_hi for clip)
+ * post_act is the activation after the residual add (ResNet's Add -> Relu
+ * at the end of each block); act and post_act may both be set. A
+ * zero-initialised struct with scale = 1 is the identity (GEMM_ACT_NONE is
+ * 0); pass NULL for no epilogue. residual may alias C only when it is C
+ * itself with ldr == ldc (each element is read before it is written). */
 typedef struct gemm_epilogue {
     gemm_bias_kind_t bias_kind;
     const float *bias;
@@ -110,6 +113,8 @@ typedef struct gemm_epilogue {
     float scale;
     const float *residual;
     int64_t ldr;
+    gemm_act_t post_act;
+    float post_lo, post_hi;
 } gemm_epilogue_t;
 
 /* Scalar form of the epilogue's activation (the oracle tests use and the

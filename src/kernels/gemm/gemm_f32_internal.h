@@ -29,6 +29,8 @@ typedef struct gemm_tile_epi {
     float lo, hi, scale;
     const float *res; /* residual at the tile's (0, 0), or NULL */
     int64_t ldr;
+    gemm_act_t post_act; /* after the residual add (gemm_epilogue_t.post_act) */
+    float post_lo, post_hi;
 } gemm_tile_epi_t;
 
 typedef void (*gemm_f32_ukernel_fn)(int64_t kc, const float *A, int64_t rs_a, int64_t cs_a,

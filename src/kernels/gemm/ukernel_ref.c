@@ -57,6 +57,7 @@ void gemm_f32_ukernel_ref_4x8(int64_t kc, const float *A, int64_t rs_a, int64_t 
                 v *= e->scale;
                 if (e->res)
                     v += e->res[r * e->ldr + c];
+                v = gemm_act_apply_f32(e->post_act, v, e->post_lo, e->post_hi);
             }
             *cp = v;
         }

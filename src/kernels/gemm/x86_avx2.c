@@ -72,9 +72,10 @@ ALWAYS_INLINE __m256 one_plus_erf256(__m256 x)
     return _mm256_blendv_ps(_mm256_sub_ps(_mm256_set1_ps(2.0f), erfc), erfc, neg);
 }
 
-static __m256 act256(__m256 v, const gemm_tile_epi_t *e)
+/* act applied to v (lo, hi: clip bounds); used before and after the residual add */
+static __m256 act256(__m256 v, gemm_act_t act, float lo, float hi)
 {
-    switch (e->act) {
+    switch (act) {
     case GEMM_ACT_NONE:
         return v;
     case GEMM_ACT_RELU:
@@ -92,7 +93,7 @@ static __m256 act256(__m256 v, const gemm_tile_epi_t *e)
     case GEMM_ACT_SIGMOID:
         return sigmoid256(v);
     case GEMM_ACT_CLIP:
-        return _mm256_min_ps(_mm256_max_ps(v, _mm256_set1_ps(e->lo)), _mm256_set1_ps(e->hi));
+        return _mm256_min_ps(_mm256_max_ps(v, _mm256_set1_ps(lo)), _mm256_set1_ps(hi));
     }
     return v;
 }
@@ -114,13 +115,14 @@ static void epi_store(const float *t, float *C, int64_t ldc, int m, int n, float
             if (e->bias_col)
                 v = _mm256_add_ps(v, full ? _mm256_loadu_ps(e->bias_col + c0)
                                           : _mm256_maskload_ps(e->bias_col + c0, mk));
-            v = act256(v, e);
+            v = act256(v, e->act, e->lo, e->hi);
             if (e->scale != 1.0f)
                 v = _mm256_mul_ps(v, _mm256_set1_ps(e->scale));
             if (e->res) {
                 const float *rp = e->res + r * e->ldr + c0;
                 v = _mm256_add_ps(v, full ? _mm256_loadu_ps(rp) : _mm256_maskload_ps(rp, mk));
             }
+            v = act256(v, e->post_act, e->post_lo, e->post_hi);
             if (full)
                 _mm256_storeu_ps(cp, v);
             else

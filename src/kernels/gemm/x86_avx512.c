@@ -73,9 +73,10 @@ ALWAYS_INLINE __m512 one_plus_erf512(__m512 x)
     return _mm512_mask_blend_ps(neg, _mm512_sub_ps(_mm512_set1_ps(2.0f), erfc), erfc);
 }
 
-static __m512 act512(__m512 v, const gemm_tile_epi_t *e)
+/* act applied to v (lo, hi: clip bounds); used before and after the residual add */
+static __m512 act512(__m512 v, gemm_act_t act, float lo, float hi)
 {
-    switch (e->act) {
+    switch (act) {
     case GEMM_ACT_NONE:
         return v;
     case GEMM_ACT_RELU:
@@ -94,7 +95,7 @@ static __m512 act512(__m512 v, const gemm_tile_epi_t *e)
     case GEMM_ACT_SIGMOID:
         return sigmoid512(v);
     case GEMM_ACT_CLIP:
-        return _mm512_min_ps(_mm512_max_ps(v, _mm512_set1_ps(e->lo)), _mm512_set1_ps(e->hi));
+        return _mm512_min_ps(_mm512_max_ps(v, _mm512_set1_ps(lo)), _mm512_set1_ps(hi));
     }
     return v;
 }
@@ -116,11 +117,12 @@ static void epi_store(const float *t, float *C, int64_t ldc, int m, int n, float
                 v = _mm512_add_ps(v, _mm512_set1_ps(e->bias_row[r]));
             if (e->bias_col)
                 v = _mm512_add_ps(v, _mm512_maskz_loadu_ps(mk, e->bias_col + c0));
-            v = act512(v, e);
+            v = act512(v, e->act, e->lo, e->hi);
             if (e->scale != 1.0f)
                 v = _mm512_mul_ps(v, _mm512_set1_ps(e->scale));
             if (e->res)
                 v = _mm512_add_ps(v, _mm512_maskz_loadu_ps(mk, e->res + r * e->ldr + c0));
+            v = act512(v, e->post_act, e->post_lo, e->post_hi);
             _mm512_mask_storeu_ps(cp, mk, v);
         }
     }
