@@ -48,7 +48,7 @@ static double act_d(gemm_act_t act, double x, double lo, double hi)
     return x;
 }
 
-typedef enum { VIA_VARIANT, VIA_PUBLIC, VIA_PACKED } via_t;
+typedef enum { VIA_VARIANT, VIA_PUBLIC, VIA_PACKED, VIA_PACKED_A } via_t;
 
 typedef struct gcase {
     const gemm_f32_variant_t *v; /* VIA_VARIANT */
@@ -87,8 +87,9 @@ static int run_case(const gcase_t *c)
         for (int64_t j = 0; j < N; j++)
             C[i * ldc + j] = c->beta == 0 ? NAN : (float)check_rng_uniform(&rng, -1, 1);
     memcpy(C0, C, nc * sizeof(float));
-    float *Bref = malloc(nb * sizeof(float));
+    float *Bref = malloc(nb * sizeof(float)), *Aref = malloc(na * sizeof(float));
     memcpy(Bref, B, nb * sizeof(float));
+    memcpy(Aref, A, na * sizeof(float));
     check_fill_f32(&rng, R, M * ldr + 1, -1, 1);
     check_fill_f32(&rng, bias, M > N ? M : N, -1, 1);
     gemm_epilogue_t epi;
@@ -127,6 +128,16 @@ static int run_case(const gcase_t *c)
                                  ep));
         break;
     }
+    case VIA_PACKED_A: {
+        size_t sz = gemm_f32_packed_a_size(M, K);
+        packed = base_aligned_alloc(sz, 64);
+        CHECK_OK(gemm_f32_prepack_a(c->ta, M, K, A, lda, packed, sz));
+        for (size_t i = 0; i < na; i++)
+            A[i] = NAN;
+        CHECK_OK(gemm_f32_packed_a(&kc, c->tb, M, N, K, c->alpha, packed, B, ldb, c->beta, C, ldc,
+                                   ep));
+        break;
+    }
     }
     int ok = 1;
     char where[256] = "";
@@ -134,7 +145,7 @@ static int run_case(const gcase_t *c)
         for (int64_t j = 0; j < N; j++) {
             double s = 0, sabs = 0;
             for (int64_t k = 0; k < K; k++) {
-                double a = c->ta ? A[k * lda + i] : A[i * lda + k];
+                double a = c->ta ? Aref[k * lda + i] : Aref[i * lda + k];
                 double b = c->tb ? Bref[j * ldb + k] : Bref[k * ldb + j];
                 s += a * b;
                 sabs += fabs(a * b);
@@ -188,7 +199,7 @@ static int run_case(const gcase_t *c)
               ep ? (int)ep->act : -1, ep ? (int)ep->bias_kind : -1, c->residual,
               ep ? (int)ep->post_act : -1, where);
     base_aligned_free(packed);
-    free(A), free(B), free(Bref), free(C), free(C0), free(R), free(bias);
+    free(A), free(B), free(Bref), free(Aref), free(C), free(C0), free(R), free(bias);
     return ok;
 }
 
@@ -306,9 +317,33 @@ static void public_paths(void)
             gcase_t c = {NULL, VIA_PACKED, 1 + (t & 1), t & 1, t >> 1, sizes[s][0], sizes[s][1],
                          sizes[s][2], 0.75f, t == 3 ? 0.0f : 1.0f, 2, s % 2 ? &e : NULL, s % 3 == 0};
             run_case(&c);
+            c.via = VIA_PACKED_A;
+            run_case(&c);
             c.via = VIA_PUBLIC;
             run_case(&c);
         }
+    /* pre-packed A over several K blocks, every transpose, ragged M and N */
+    for (int t = 0; t < 4; t++) {
+        gemm_epilogue_t e = {GEMM_BIAS_ROW, NULL, GEMM_ACT_RELU, 0, 0, 1.0f, NULL, 0,
+                             GEMM_ACT_CLIP, -0.5f, 0.5f};
+        gcase_t c = {NULL, VIA_PACKED_A, 1 + (t & 1), t & 1, t >> 1, 71, 45, 1000, 1.0f,
+                     t == 1 ? 0.5f : 0.0f, 1, t >= 2 ? &e : NULL, t == 3};
+        run_case(&c);
+    }
+    /* a packed A used for another shape, or a packed B given as packed A, is refused */
+    {
+        size_t sa = gemm_f32_packed_a_size(6, 4), sb = gemm_f32_packed_b_size(4, 6);
+        void *pa = base_aligned_alloc(sa, 64), *pb = base_aligned_alloc(sb, 64);
+        float w[24] = {0}, x[24] = {0}, y[36];
+        CHECK_OK(gemm_f32_prepack_a(0, 6, 4, w, 4, pa, sa));
+        CHECK_OK(gemm_f32_pack_b(0, 4, 6, x, 6, pb, sb));
+        CHECK(gemm_f32_packed_a(NULL, 0, 6, 6, 5, 1, pa, x, 6, 0, y, 6, NULL) == CAIRN_ERR_SHAPE);
+        CHECK(gemm_f32_packed_a(NULL, 0, 6, 6, 4, 1, pb, x, 6, 0, y, 6, NULL) ==
+              CAIRN_ERR_INVALID_ARGUMENT);
+        CHECK(gemm_f32_prepack_a(0, 6, 4, w, 4, pa, sa - 1) == CAIRN_ERR_INVALID_ARGUMENT);
+        base_aligned_free(pa);
+        base_aligned_free(pb);
+    }
     /* a packed buffer used for a different shape is refused */
     size_t sz = gemm_f32_packed_b_size(4, 8);
     void *p = base_aligned_alloc(sz, 64);
