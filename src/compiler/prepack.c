@@ -6,11 +6,15 @@
  * with beta = 1) become a FusedMatMul reading B packed (packed = 1): a u8
  * constant holding gemm_f32_pack_b's buffer, which is valid for this
  * process (it records the micro-kernel variant it was made for).
+ * Conv and FusedConv with a constant W and group 1 get W packed the same
+ * way as the GEMM's left operand (FusedConv with packed = 1, w_shape).
  */
 #include "compiler/rewrite.h"
 
 #include "base/alloc.h"
 #include "ir/ops/fused.h"
+#include "compiler/conv_attrs.h"
+#include "kernels/conv/conv.h"
 #include "kernels/gemm/gemm.h"
 
 #include <string.h>
@@ -121,6 +125,69 @@ static cairn_status_t pack_one(rw_t *r, int i)
     return CAIRN_OK;
 }
 
+/* Conv / FusedConv with a constant f32 W and group 1 (not depthwise):
+ * W becomes conv_f32_pack_w's buffer, the GEMM's left operand packed once,
+ * and the node a FusedConv with packed = 1 and w_shape = W's shape (a plain
+ * Conv becomes a FusedConv without epilogue). */
+static cairn_status_t pack_conv(rw_t *r, int i)
+{
+    const ir_graph_t *g = r->g;
+    const ir_node_t *n = &g->nodes[i];
+    int X = n->inputs[0], W = n->inputs[1];
+    if (n->op == IR_OP_FusedConv && attr_i(n, "packed", 0))
+        return CAIRN_OK;
+    if (attr_i(n, "group", 1) != 1 || g->values[X].type.dtype != CAIRN_F32)
+        return CAIRN_OK;
+    const ir_value_t *wv = &g->values[W];
+    const ir_shape_t *ws = &wv->type.shape;
+    if (wv->kind != IR_VALUE_CONSTANT || wv->type.dtype != CAIRN_F32 || ws->rank < 3 ||
+        ws->rank > 5 || !wv->data)
+        return CAIRN_OK;
+    conv_params_t kp;
+    memset(&kp, 0, sizeof kp);
+    kp.M = ws->d[0];
+    kp.C = ws->d[1];
+    kp.group = 1;
+    for (int d = 0; d < CONV_SP; d++)
+        kp.kernel[d] = d >= CONV_SP - (ws->rank - 2) ? ws->d[d - (CONV_SP - (ws->rank - 2)) + 2] : 1;
+    if (kp.M < 1 || kp.C < 1)
+        return CAIRN_OK;
+    size_t size = conv_f32_packed_w_size(&kp);
+    ir_blob_t *buf = ir_blob_alloc(size);
+    if (!buf)
+        return base_error(CAIRN_ERR_OUT_OF_MEMORY, "out of memory");
+    cairn_status_t s = conv_f32_pack_w(&kp, wv->data, buf->data, size);
+    if (s != CAIRN_OK) {
+        ir_blob_unref(buf);
+        return base_error_prefix(s, "pre-packing W of node '%s': ", n->name);
+    }
+    char hint[512];
+    snprintf(hint, sizeof hint, "%s:packed", wv->name);
+    int64_t dims[1] = {(int64_t)size};
+    int pv;
+    s = rw_add_const_blob(r, hint, CAIRN_U8, 1, dims, buf, &pv);
+    ir_blob_unref(buf);
+    if (s != CAIRN_OK)
+        return s;
+    cairn_attr_t attrs[24];
+    int na = conv_attrs_of(n, attrs, 20);
+    if (na < 0)
+        return CAIRN_OK;
+    int64_t wshape[5];
+    for (int d = 0; d < ws->rank; d++)
+        wshape[d] = ws->d[d];
+    attrs[na++] = cairn_attr_int("packed", 1);
+    attrs[na++] = cairn_attr_ints("w_shape", wshape, (size_t)ws->rank);
+    int in[4] = {X, pv, n->n_inputs > 2 ? n->inputs[2] : -1, n->n_inputs > 3 ? n->inputs[3] : -1};
+    s = rw_replace(r, i, IR_OP_FusedConv, in, n->n_inputs, attrs, na, &i, 1);
+    if (s == CAIRN_ERR_OUT_OF_MEMORY || s == CAIRN_ERR_INTERNAL)
+        return s;
+    if (s == CAIRN_OK && r->uses[W] == 0 && !r->is_out[W])
+        ir_value_set_blob(&r->g->values[W], NULL); /* as for B above */
+    base_error_clear();
+    return CAIRN_OK;
+}
+
 cairn_status_t pass_prepack(ir_graph_t *g, const pass_ctx_t *c)
 {
     (void)c;
@@ -131,6 +198,8 @@ cairn_status_t pass_prepack(ir_graph_t *g, const pass_ctx_t *c)
         int op = g->nodes[i].op;
         if (!r.dead[i] && (op == IR_OP_MatMul || op == IR_OP_FusedMatMul || op == IR_OP_Gemm))
             s = pack_one(&r, i);
+        else if (!r.dead[i] && (op == IR_OP_Conv || op == IR_OP_FusedConv))
+            s = pack_conv(&r, i);
     }
     if (s != CAIRN_OK) {
         rw_free(&r);

@@ -144,6 +144,36 @@ static void run_case(const tcase_t *t, uint64_t seed)
                  conv_f32_is_depthwise(&p) ? "depthwise" : conv_f32_is_pointwise(&p) ? "1x1" : "im2col");
         check_close_f32(Y, want, ny, atol, rtol, what);
     }
+    /* pre-packed weights (group 1): the same results with W poisoned after packing */
+    if (p.group == 1 && !conv_f32_is_depthwise(&p)) {
+        size_t psz = conv_f32_packed_w_size(&p);
+        void *Wp = base_aligned_alloc(psz, 64);
+        float *Wcopy = malloc((size_t)nw * sizeof(float));
+        memcpy(Wcopy, W, (size_t)nw * sizeof(float));
+        CHECK_OK(conv_f32_pack_w(&p, W, Wp, psz));
+        for (int64_t i = 0; i < nw; i++)
+            W[i] = NAN;
+        for (int v = 0; v < 8; v += 3) {
+            const conv_post_t *post = v == 0 ? NULL : &posts[v - 1];
+            for (int64_t i = 0; i < ny; i++)
+                Y[i] = NAN;
+            oracle(&p, X, Wcopy, B, post, want);
+            CHECK_OK(conv_f32_packed_w(v & 1 ? &k2 : NULL, &p, X, Wp, B, post, Y, ws, wsb));
+            char what[160];
+            snprintf(what, sizeof what, "%s (packed W, variant %d)", t->name, v);
+            check_close_f32(Y, want, ny, atol, rtol, what);
+        }
+        CHECK(conv_f32_pack_w(&p, Wcopy, Wp, psz - 1) == CAIRN_ERR_INVALID_ARGUMENT);
+        memcpy(W, Wcopy, (size_t)nw * sizeof(float));
+        free(Wcopy);
+        base_aligned_free(Wp);
+    } else {
+        /* grouped and depthwise convolutions do not take packed weights */
+        size_t psz = conv_f32_packed_w_size(&p);
+        void *Wp = base_aligned_alloc(psz ? psz : 64, 64);
+        CHECK(conv_f32_pack_w(&p, W, Wp, psz) == CAIRN_ERR_INVALID_ARGUMENT);
+        base_aligned_free(Wp);
+    }
     /* a workspace that is too small is an error, never an overrun */
     if (wsb)
         CHECK_FAILS(conv_f32(NULL, &p, X, W, B, NULL, Y, ws, wsb - 4), CAIRN_ERR_INTERNAL,

@@ -191,8 +191,58 @@ static void test_fuse_conv_post(int depthwise, int sum_is_output)
     cairn_graph_destroy(g);
 }
 
+/* prepack: a dense Conv's W (2-D and 1-D) becomes conv_f32_pack_w's buffer
+ * (FusedConv, packed = 1, w_shape = W's shape, the plain W gone); a grouped
+ * Conv keeps its W. The outputs match the unpacked graph's. */
+static void test_prepack_conv(int one_d)
+{
+    cairn_graph_t *g;
+    CHECK_OK(cairn_graph_create(&g));
+    int r = one_d ? 3 : 4;
+    int64_t dx[4] = {1, 6, 9, 7}, dw[4] = {10, 6, 3, 2}, dg[4] = {10, 5, 1, 1}, dm[1] = {10};
+    if (one_d)
+        dx[2] = 31, dw[2] = 5, dg[2] = 1;
+    cairn_value_id x;
+    CHECK_OK(cairn_graph_add_input(g, "x", CAIRN_F32, r, dx, NULL, &x));
+    cairn_value_id c1, y;
+    if (one_d) {
+        int64_t p1[2] = {1, 1}, p0[2] = {0, 0};
+        cairn_attr_t a1[1] = {cairn_attr_ints("pads", p1, 2)};
+        cairn_attr_t a2[2] = {cairn_attr_ints("pads", p0, 2), cairn_attr_int("group", 2)};
+        cairn_value_id in1[3] = {x, tensor(g, "W", r, dw, 31, -0.5, 0.5),
+                                 tensor(g, "B", 1, dm, 32, -1, 1)};
+        c1 = node(g, "Conv", "dense", in1, 3, a1, 1);
+        cairn_value_id a = node(g, "Relu", "relu", &c1, 1, NULL, 0);
+        cairn_value_id in2[2] = {a, tensor(g, "Wg", r, dg, 33, -0.5, 0.5)};
+        y = node(g, "Conv", "grouped", in2, 2, a2, 2);
+    } else {
+        c1 = conv(g, "dense", x, tensor(g, "W", r, dw, 31, -0.5, 0.5),
+                  tensor(g, "B", 1, dm, 32, -1, 1), 1, 1);
+        cairn_value_id a = node(g, "Relu", "relu", &c1, 1, NULL, 0);
+        y = conv(g, "grouped", a, tensor(g, "Wg", r, dg, 33, -0.5, 0.5), -1, 2, 0);
+    }
+    CHECK_OK(cairn_graph_mark_output(g, y));
+    ir_graph_t *c = compiled(g, "fuse_conv,prepack");
+    CHECK(count_op(c, IR_OP_FusedConv) == 1 && count_op(c, IR_OP_Conv) == 1);
+    const ir_node_t *n = find_op(c, IR_OP_FusedConv);
+    size_t nd = 0;
+    const int64_t *ws = n ? ir_attr_ints(n, FUSED_CONV_W_SHAPE, &nd) : NULL;
+    CHECK(n && ir_attr_i(n, FUSED_CONV_PACKED) == 1 && ws && nd == (size_t)r && ws[0] == 10 &&
+          ws[1] == 6 && ws[2] == dw[2] && ir_attr_i(n, FUSED_CONV_ACTIVATION) == GEMM_ACT_RELU);
+    CHECK(n && c->values[n->inputs[1]].type.dtype == CAIRN_U8);
+    CHECK(ir_graph_find_value(c, "W") < 0 && ir_graph_find_value(c, "Wg") >= 0);
+    ir_graph_destroy(c);
+    int64_t dims[1][CAIRN_MAX_RANK] = {{dx[0], dx[1], dx[2], dx[3]}};
+    int ranks[1] = {r};
+    compare_runs(g, "fuse_conv,prepack", 1, dims, ranks, 1e-5);
+    compare_runs(g, "prepack", 1, dims, ranks, 1e-5); /* a plain Conv packed */
+    cairn_graph_destroy(g);
+}
+
 int main(void)
 {
+    test_prepack_conv(0);
+    test_prepack_conv(1);
     test_fold_bn(1);
     test_fold_bn(0);
     test_fold_bn_blocked();

@@ -26,14 +26,17 @@ enum {
 /* FusedConv attribute slots (schema op_linalg_fusedconv_attrs): Conv's
  * six (auto_pad, dilations, group, kernel_shape, pads, strides), then the
  * epilogue: "activation" a gemm_act_t, clip bounds, then
- * "post_activation" (applied after the residual add) and its clip bounds. */
+ * "post_activation" (applied after the residual add) and its clip bounds;
+ * "packed" and "w_shape" when the prepack pass replaced W by its packed form. */
 enum {
     FUSED_CONV_ACTIVATION = 6,
     FUSED_CONV_CLIP_MIN,
     FUSED_CONV_CLIP_MAX,
     FUSED_CONV_POST_ACTIVATION,
     FUSED_CONV_POST_CLIP_MIN,
-    FUSED_CONV_POST_CLIP_MAX
+    FUSED_CONV_POST_CLIP_MAX,
+    FUSED_CONV_PACKED, /* 1: input 1 is W packed by conv_f32_pack_w (a u8 buffer) */
+    FUSED_CONV_W_SHAPE /* then W's shape (M, C, kernel...) */
 };
 /* FusedAttention attribute slots, in schema order. The perms say where the
  * logical axes are: Transpose(Q, q_perm) is [B, Hq, Sq, D], Transpose(K,

@@ -62,7 +62,8 @@ const ir_attr_def_t op_linalg_fusedconv_attrs[] = {
     IR_ATTR_INT("activation", 0), IR_ATTR_FLOAT("clip_min", -3.402823466e38f),
     IR_ATTR_FLOAT("clip_max", 3.402823466e38f), IR_ATTR_INT("post_activation", 0),
     IR_ATTR_FLOAT("post_clip_min", -3.402823466e38f),
-    IR_ATTR_FLOAT("post_clip_max", 3.402823466e38f), IR_ATTR_END};
+    IR_ATTR_FLOAT("post_clip_max", 3.402823466e38f), IR_ATTR_INT("packed", 0),
+    IR_ATTR_INTS("w_shape"), IR_ATTR_END};
 const ir_attr_def_t op_linalg_convt_attrs[] = {
     IR_ATTR_STRING("auto_pad", "NOTSET"), IR_ATTR_INTS("dilations"), IR_ATTR_INT("group", 1),
     IR_ATTR_INTS("kernel_shape"), IR_ATTR_INTS("pads"), IR_ATTR_INTS("strides"),
@@ -626,13 +627,70 @@ static cairn_status_t linalg_conv_geom(const ir_node_t *n, const ir_shape_t *x, 
     return CAIRN_OK;
 }
 
+static int conv_w_packed(const ir_node_t *n)
+{
+    return n->op == IR_OP_FusedConv && ir_attr_i(n, FUSED_CONV_PACKED) != 0;
+}
+
+/* W's logical shape: input 1's, or with packed weights the w_shape
+ * attribute, checked against the packed buffer (a 1-D u8 of at least
+ * conv_f32_packed_w_size bytes) when its size is known. */
+static cairn_status_t conv_w_shape(const ir_node_t *n, const ir_shape_t *given, ir_shape_t *w)
+{
+    if (!conv_w_packed(n)) {
+        *w = *given;
+        return CAIRN_OK;
+    }
+    size_t nd = 0;
+    const int64_t *ws = ir_attr_ints(n, FUSED_CONV_W_SHAPE, &nd);
+    if (!ws || nd < 3 || nd > 5)
+        return base_error(CAIRN_ERR_INVALID_ARGUMENT,
+                          "packed weights need w_shape of 3 to 5 dims, got %zu", ws ? nd : 0);
+    w->rank = (int)nd;
+    int64_t K = 1;
+    for (size_t i = 0; i < nd; i++) {
+        if (ws[i] < 1 || ws[i] > ((int64_t)1 << 31))
+            return base_error(CAIRN_ERR_INVALID_ARGUMENT, "w_shape[%zu] = %lld is out of range",
+                              i, (long long)ws[i]);
+        w->d[i] = ws[i];
+        if (i)
+            K *= ws[i];
+    }
+    if (given->rank != 1)
+        return base_error(CAIRN_ERR_SHAPE, "packed weights must be a 1-D u8 buffer, got rank %d",
+                          given->rank);
+    size_t need = gemm_f32_packed_a_size(w->d[0], K);
+    if (ir_dim_known(given->d[0]) && (size_t)given->d[0] < need)
+        return base_error(CAIRN_ERR_SHAPE,
+                          "packed weights hold %lld bytes but W %lld x %lld needs %zu",
+                          (long long)given->d[0], (long long)w->d[0], (long long)K, need);
+    return CAIRN_OK;
+}
+
 cairn_status_t op_linalg_conv_infer(ir_infer_ctx_t *c)
 {
     BASE_TRY(ir_infer_check_dtype(c, 0, ir_dtypes_float));
-    BASE_TRY(ir_infer_same_dtype(c, 0, 1));
+    ir_shape_t wsh;
+    if (conv_w_packed(c->node)) {
+        if (c->in[1].dtype != CAIRN_U8)
+            return ir_infer_error(c, CAIRN_ERR_DTYPE, "packed weights must be u8, got %s",
+                                  cairn_dtype_name(c->in[1].dtype));
+        if (ir_attr_i(c->node, CONV_GROUP) != 1)
+            return ir_infer_error(c, CAIRN_ERR_INVALID_ARGUMENT,
+                                  "packed weights need group 1, got %lld",
+                                  (long long)ir_attr_i(c->node, CONV_GROUP));
+    } else {
+        BASE_TRY(ir_infer_same_dtype(c, 0, 1));
+    }
+    cairn_status_t ws = conv_w_shape(c->node, &c->in[1].shape, &wsh);
+    if (ws != CAIRN_OK) {
+        char msg[256];
+        snprintf(msg, sizeof msg, "%s", base_error_message());
+        return ir_infer_error(c, ws, "%s", msg);
+    }
     conv_params_t kp;
     ir_shape_t y;
-    BASE_TRY(linalg_conv_geom(c->node, &c->in[0].shape, &c->in[1].shape, &y, &kp));
+    BASE_TRY(linalg_conv_geom(c->node, &c->in[0].shape, &wsh, &y, &kp));
     if (present(c, 2)) {
         BASE_TRY(ir_infer_same_dtype(c, 0, 2));
         const ir_shape_t *b = &c->in[2].shape;
@@ -683,10 +741,11 @@ cairn_status_t op_linalg_conv_exec(const ir_node_t *n, const ktensor_t *in, int 
                                    ktensor_t *out, int n_out, void *ws, const kctx_t *k)
 {
     (void)n_out;
-    ir_shape_t xs, wsh, y;
+    ir_shape_t xs, wgiven, wsh, y;
     conv_params_t kp;
     shape_of(&in[0], &xs);
-    shape_of(&in[1], &wsh);
+    shape_of(&in[1], &wgiven);
+    BASE_TRY(conv_w_shape(n, &wgiven, &wsh));
     BASE_TRY(linalg_conv_geom(n, &xs, &wsh, &y, &kp));
     const void *B = n_in > 2 && in[2].dtype != CAIRN_DTYPE_UNDEFINED ? in[2].data : NULL;
     if (kt_numel(&out[0]) == 0)
@@ -705,6 +764,13 @@ cairn_status_t op_linalg_conv_exec(const ir_node_t *n, const ktensor_t *in, int 
         post.post_hi = ir_attr_f(n, FUSED_CONV_POST_CLIP_MAX);
     }
     size_t need = in[0].dtype == CAIRN_F32 ? conv_f32_workspace(&kp) : 0;
+    if (conv_w_packed(n)) {
+        if (need && !ws)
+            return base_error(CAIRN_ERR_INTERNAL, "FusedConv %s ran without its workspace",
+                              n->name ? n->name : "");
+        return conv_f32_packed_w(k, &kp, in[0].data, in[1].data, B, &post, out[0].data, ws,
+                                 need);
+    }
     if (in[0].dtype == CAIRN_F32 && (need == 0 || ws))
         return conv_f32(k, &kp, in[0].data, in[1].data, B, &post, out[0].data, ws, need);
     if (n->op == IR_OP_FusedConv)
@@ -719,11 +785,12 @@ size_t op_linalg_conv_workspace(const ir_node_t *n, const ktensor_t *in, int n_i
     (void)n_in, (void)out, (void)n_out;
     if (n->op == IR_OP_ConvTranspose || in[0].dtype != CAIRN_F32)
         return 0;
-    ir_shape_t xs, wsh, y;
+    ir_shape_t xs, wgiven, wsh, y;
     conv_params_t kp;
     shape_of(&in[0], &xs);
-    shape_of(&in[1], &wsh);
-    if (linalg_conv_geom(n, &xs, &wsh, &y, &kp) != CAIRN_OK) {
+    shape_of(&in[1], &wgiven);
+    if (conv_w_shape(n, &wgiven, &wsh) != CAIRN_OK ||
+        linalg_conv_geom(n, &xs, &wsh, &y, &kp) != CAIRN_OK) {
         base_error_clear();
         return 0;
     }
@@ -735,8 +802,15 @@ void op_linalg_conv_cost(const ir_node_t *n, const ktensor_t *in, int n_in, cons
 {
     int64_t group = ir_attr_i(n, CONV_GROUP);
     double ksz = 1;
-    for (int i = 2; i < in[1].rank; i++)
-        ksz *= (double)in[1].shape[i];
+    if (conv_w_packed(n)) {
+        size_t nd = 0;
+        const int64_t *ws = ir_attr_ints(n, FUSED_CONV_W_SHAPE, &nd);
+        for (size_t i = 2; ws && i < nd; i++)
+            ksz *= (double)ws[i];
+    } else {
+        for (int i = 2; i < in[1].rank; i++)
+            ksz *= (double)in[1].shape[i];
+    }
     /* Conv: every output element reduces over C/group * kernel taps;
      * ConvTranspose: every input element feeds M/group * kernel taps */
     double macs = n->op == IR_OP_ConvTranspose

@@ -68,6 +68,16 @@ typedef struct conv_post {
     float post_lo, post_hi;
 } conv_post_t;
 
+/* Pre-packed weights (group 1, not depthwise): W packed once, as the
+ * GEMM's left operand (gemm_f32_prepack_a), into conv_f32_packed_w_size
+ * bytes (64-byte aligned); conv_f32_packed_w is conv_f32 with them. The
+ * compiler's prepack pass makes them at compile time. */
+size_t conv_f32_packed_w_size(const conv_params_t *p);
+cairn_status_t conv_f32_pack_w(const conv_params_t *p, const float *W, void *packed, size_t size);
+cairn_status_t conv_f32_packed_w(const kctx_t *k, const conv_params_t *p, const float *X,
+                                 const void *Wp, const float *B, const conv_post_t *post,
+                                 float *Y, void *ws, size_t ws_bytes);
+
 /* 1 when conv_f32 runs p with the direct depthwise kernel. */
 int conv_f32_is_depthwise(const conv_params_t *p);
 /* 1 when conv_f32 runs p as a GEMM straight on X (1x1, stride 1, no pad). */

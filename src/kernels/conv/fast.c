@@ -240,9 +240,49 @@ static void i2c_rows(void *ctx, size_t begin, size_t end, int worker)
     conv_im2col_f32(j->p, j->x, j->col, (int64_t)begin, (int64_t)end, j->j0, j->j1);
 }
 
+static cairn_status_t conv_f32_any(const kctx_t *k, const conv_params_t *p, const float *X,
+                                   const float *W, const void *Wp, const float *B,
+                                   const conv_post_t *post, float *Y, void *ws, size_t ws_bytes);
+
 cairn_status_t conv_f32(const kctx_t *k, const conv_params_t *p, const float *X, const float *W,
                         const float *B, const conv_post_t *post, float *Y, void *ws,
                         size_t ws_bytes)
+{
+    if (!W)
+        return base_error(CAIRN_ERR_INVALID_ARGUMENT, "conv_f32: null weights");
+    return conv_f32_any(k, p, X, W, NULL, B, post, Y, ws, ws_bytes);
+}
+
+size_t conv_f32_packed_w_size(const conv_params_t *p)
+{
+    return gemm_f32_packed_a_size(p->M, p->C * sp_size(p->kernel));
+}
+
+cairn_status_t conv_f32_pack_w(const conv_params_t *p, const float *W, void *packed, size_t size)
+{
+    if (p->group != 1 || conv_f32_is_depthwise(p))
+        return base_error(CAIRN_ERR_INVALID_ARGUMENT,
+                          "conv_f32_pack_w: only group 1 convolutions take packed weights, "
+                          "got group %lld",
+                          (long long)p->group);
+    const int64_t K = p->C * sp_size(p->kernel);
+    return gemm_f32_prepack_a(0, p->M, K, W, K, packed, size);
+}
+
+cairn_status_t conv_f32_packed_w(const kctx_t *k, const conv_params_t *p, const float *X,
+                                 const void *Wp, const float *B, const conv_post_t *post,
+                                 float *Y, void *ws, size_t ws_bytes)
+{
+    if (!Wp || p->group != 1 || conv_f32_is_depthwise(p))
+        return base_error(CAIRN_ERR_INVALID_ARGUMENT,
+                          "conv_f32_packed_w: needs packed weights of a group 1 convolution");
+    return conv_f32_any(k, p, X, NULL, Wp, B, post, Y, ws, ws_bytes);
+}
+
+/* W plain (any group) or Wp packed by conv_f32_pack_w (group 1). */
+static cairn_status_t conv_f32_any(const kctx_t *k, const conv_params_t *p, const float *X,
+                                   const float *W, const void *Wp, const float *B,
+                                   const conv_post_t *post, float *Y, void *ws, size_t ws_bytes)
 {
     if (p->group < 1 || p->C % p->group || p->M % p->group)
         return base_error(CAIRN_ERR_SHAPE, "conv_f32: channels %lld -> %lld not divisible by group %lld",
@@ -305,8 +345,15 @@ cairn_status_t conv_f32(const kctx_t *k, const conv_params_t *p, const float *X,
                     epi.residual = post->residual + yoff + j0;
                     epi.ldr = out_sz;
                 }
-                gemm_f32_ex(k, 0, 0, mg, j1 - j0, K, 1.0f, W + g * mg * K, K, Bm, ldb, 0.0f,
-                            Y + yoff + j0, out_sz, &epi);
+                if (Wp) {
+                    cairn_status_t st = gemm_f32_packed_a(k, 0, mg, j1 - j0, K, 1.0f, Wp, Bm, ldb,
+                                                          0.0f, Y + yoff + j0, out_sz, &epi);
+                    if (st != CAIRN_OK)
+                        return base_error_prefix(st, "conv_f32: ");
+                } else {
+                    gemm_f32_ex(k, 0, 0, mg, j1 - j0, K, 1.0f, W + g * mg * K, K, Bm, ldb, 0.0f,
+                                Y + yoff + j0, out_sz, &epi);
+                }
             }
         }
     return CAIRN_OK;
