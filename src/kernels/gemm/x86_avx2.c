@@ -73,7 +73,22 @@ ALWAYS_INLINE __m256 one_plus_erf256(__m256 x)
 }
 
 /* act applied to v (lo, hi: clip bounds); used before and after the residual add */
-static __m256 act256(__m256 v, gemm_act_t act, float lo, float hi)
+static __m256 act256_call(__m256 v, gemm_act_t act, float lo, float hi);
+
+/* The cheap activations inline (they run on every tile of every conv);
+ * the transcendental ones out of line. */
+ALWAYS_INLINE __m256 act256(__m256 v, gemm_act_t act, float lo, float hi)
+{
+    if (act == GEMM_ACT_NONE)
+        return v;
+    if (act == GEMM_ACT_RELU)
+        return _mm256_max_ps(v, _mm256_setzero_ps());
+    if (act == GEMM_ACT_CLIP)
+        return _mm256_min_ps(_mm256_max_ps(v, _mm256_set1_ps(lo)), _mm256_set1_ps(hi));
+    return act256_call(v, act, lo, hi);
+}
+
+static __m256 act256_call(__m256 v, gemm_act_t act, float lo, float hi)
 {
     switch (act) {
     case GEMM_ACT_NONE:
