@@ -419,41 +419,104 @@ void gemm_f32_smallm_avx2(int m, int64_t n, int64_t K, float alpha, const float 
     smallm_generic(m, n, K, alpha, A, rs_a, cs_a, B, ldb, beta, C, ldc);
 }
 
+#define S16_STEP(ao, bo)                                                                          \
+    "vmovdqa " #bo "(%[b]), %%ymm0\n\t"                                                           \
+    "vmovdqa " #bo "+32(%[b]), %%ymm1\n\t"                                                        \
+    "vpbroadcastd " #ao "(%[a]), %%ymm2\n\t"                                                      \
+    "vpmaddwd %%ymm0, %%ymm2, %%ymm3\n\t"                                                         \
+    "vpaddd %%ymm3, %%ymm4, %%ymm4\n\t"                                                           \
+    "vpmaddwd %%ymm1, %%ymm2, %%ymm3\n\t"                                                         \
+    "vpaddd %%ymm3, %%ymm5, %%ymm5\n\t"                                                           \
+    "vpbroadcastd " #ao "+4(%[a]), %%ymm2\n\t"                                                    \
+    "vpmaddwd %%ymm0, %%ymm2, %%ymm3\n\t"                                                         \
+    "vpaddd %%ymm3, %%ymm6, %%ymm6\n\t"                                                           \
+    "vpmaddwd %%ymm1, %%ymm2, %%ymm3\n\t"                                                         \
+    "vpaddd %%ymm3, %%ymm7, %%ymm7\n\t"                                                           \
+    "vpbroadcastd " #ao "+8(%[a]), %%ymm2\n\t"                                                    \
+    "vpmaddwd %%ymm0, %%ymm2, %%ymm3\n\t"                                                         \
+    "vpaddd %%ymm3, %%ymm8, %%ymm8\n\t"                                                           \
+    "vpmaddwd %%ymm1, %%ymm2, %%ymm3\n\t"                                                         \
+    "vpaddd %%ymm3, %%ymm9, %%ymm9\n\t"                                                           \
+    "vpbroadcastd " #ao "+12(%[a]), %%ymm2\n\t"                                                   \
+    "vpmaddwd %%ymm0, %%ymm2, %%ymm3\n\t"                                                         \
+    "vpaddd %%ymm3, %%ymm10, %%ymm10\n\t"                                                         \
+    "vpmaddwd %%ymm1, %%ymm2, %%ymm3\n\t"                                                         \
+    "vpaddd %%ymm3, %%ymm11, %%ymm11\n\t"                                                         \
+    "vpbroadcastd " #ao "+16(%[a]), %%ymm2\n\t"                                                   \
+    "vpmaddwd %%ymm0, %%ymm2, %%ymm3\n\t"                                                         \
+    "vpaddd %%ymm3, %%ymm12, %%ymm12\n\t"                                                         \
+    "vpmaddwd %%ymm1, %%ymm2, %%ymm3\n\t"                                                         \
+    "vpaddd %%ymm3, %%ymm13, %%ymm13\n\t"                                                         \
+    "vpbroadcastd " #ao "+20(%[a]), %%ymm2\n\t"                                                   \
+    "vpmaddwd %%ymm0, %%ymm2, %%ymm3\n\t"                                                         \
+    "vpaddd %%ymm3, %%ymm14, %%ymm14\n\t"                                                         \
+    "vpmaddwd %%ymm1, %%ymm2, %%ymm3\n\t"                                                         \
+    "vpaddd %%ymm3, %%ymm15, %%ymm15\n\t"
+
 /* int8 on 16-bit pairs (lowp.c, gemm_kern_t): a 6 x 16 s32 tile, each k
- * pair one vpmaddwd per accumulator (u8 and s8 were widened when packed, so
- * every product and pair sum is exact). beta != 0 adds C. */
+ * pair one vpmaddwd + vpaddd per accumulator (u8 and s8 were widened when
+ * packed, so every product and pair sum is exact). The k loop is assembly
+ * for the reason given at kernel_packed (GCC spilled the 12 accumulators);
+ * all 16 ymm registers are used. beta != 0 adds C. */
 GEMM_LOWP_UK(gemm_s8_ukernel_6x16_avx2_s16)
 {
     (void)kn, (void)alpha, (void)e;
     enum { SMR = 6, SNR = 16 };
     const int16_t *a = A, *b = B;
-    __m256i acc[SMR][2];
-    for (int r = 0; r < SMR; r++)
-        acc[r][0] = acc[r][1] = _mm256_setzero_si256();
-    for (int64_t g = 0; g < (kc + 1) / 2; g++) {
-        __m256i b0 = _mm256_load_si256((const __m256i *)b);
-        __m256i b1 = _mm256_load_si256((const __m256i *)(b + 16));
-        for (int r = 0; r < SMR; r++) {
-            int32_t x;
-            memcpy(&x, a + 2 * r, 4);
-            __m256i av = _mm256_set1_epi32(x);
-            acc[r][0] = _mm256_add_epi32(acc[r][0], _mm256_madd_epi16(av, b0));
-            acc[r][1] = _mm256_add_epi32(acc[r][1], _mm256_madd_epi16(av, b1));
-        }
-        a += 2 * SMR;
-        b += 2 * SNR;
-    }
-    int32_t t[SMR][SNR];
-    for (int r = 0; r < SMR; r++) {
-        _mm256_storeu_si256((__m256i *)t[r], acc[r][0]);
-        _mm256_storeu_si256((__m256i *)(t[r] + 8), acc[r][1]);
-    }
+    int32_t acc[SMR][SNR] __attribute__((aligned(32)));
+    int64_t g2 = (kc + 1) / 2 / 2, g1 = (kc + 1) / 2 % 2;
+    __asm__ volatile("vpxor %%ymm4, %%ymm4, %%ymm4\n\t"
+                     "vpxor %%ymm5, %%ymm5, %%ymm5\n\t"
+                     "vpxor %%ymm6, %%ymm6, %%ymm6\n\t"
+                     "vpxor %%ymm7, %%ymm7, %%ymm7\n\t"
+                     "vpxor %%ymm8, %%ymm8, %%ymm8\n\t"
+                     "vpxor %%ymm9, %%ymm9, %%ymm9\n\t"
+                     "vpxor %%ymm10, %%ymm10, %%ymm10\n\t"
+                     "vpxor %%ymm11, %%ymm11, %%ymm11\n\t"
+                     "vpxor %%ymm12, %%ymm12, %%ymm12\n\t"
+                     "vpxor %%ymm13, %%ymm13, %%ymm13\n\t"
+                     "vpxor %%ymm14, %%ymm14, %%ymm14\n\t"
+                     "vpxor %%ymm15, %%ymm15, %%ymm15\n\t"
+                     "testq %[g2], %[g2]\n\t"
+                     "jz 2f\n\t"
+                     "1:\n\t"
+                     "prefetcht0 512(%[b])\n\t"
+                     S16_STEP(0, 0)
+                     "prefetcht0 576(%[b])\n\t"
+                     S16_STEP(24, 64)
+                     "addq $48, %[a]\n\t"
+                     "addq $128, %[b]\n\t"
+                     "decq %[g2]\n\t"
+                     "jnz 1b\n\t"
+                     "2:\n\t"
+                     "testq %[g1], %[g1]\n\t"
+                     "jz 3f\n\t"
+                     S16_STEP(0, 0)
+                     "3:\n\t"
+                     "vmovdqa %%ymm4, 0(%[t])\n\t"
+                     "vmovdqa %%ymm5, 32(%[t])\n\t"
+                     "vmovdqa %%ymm6, 64(%[t])\n\t"
+                     "vmovdqa %%ymm7, 96(%[t])\n\t"
+                     "vmovdqa %%ymm8, 128(%[t])\n\t"
+                     "vmovdqa %%ymm9, 160(%[t])\n\t"
+                     "vmovdqa %%ymm10, 192(%[t])\n\t"
+                     "vmovdqa %%ymm11, 224(%[t])\n\t"
+                     "vmovdqa %%ymm12, 256(%[t])\n\t"
+                     "vmovdqa %%ymm13, 288(%[t])\n\t"
+                     "vmovdqa %%ymm14, 320(%[t])\n\t"
+                     "vmovdqa %%ymm15, 352(%[t])\n\t"
+                     : [a] "+r"(a), [b] "+r"(b), [g2] "+r"(g2), [g1] "+r"(g1)
+                     : [t] "r"(&acc[0][0])
+                     : "memory", "cc", "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6",
+                       "xmm7", "xmm8", "xmm9", "xmm10", "xmm11", "xmm12", "xmm13", "xmm14",
+                       "xmm15");
     int32_t *c = C;
     for (int r = 0; r < m; r++)
         for (int j = 0; j < n; j++)
             c[r * ldc + j] = (int32_t)((beta != 0.0f ? (uint32_t)c[r * ldc + j] : 0u) +
-                                       (uint32_t)t[r][j]);
+                                       (uint32_t)acc[r][j]);
 }
+#undef S16_STEP
 
 #else
 void gemm_f32_pack_a_avx2(int transA, const float *A, int64_t lda, int64_t i0, int64_t p0,
