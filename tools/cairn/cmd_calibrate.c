@@ -28,7 +28,8 @@ static void cal_usage(FILE *f)
     fprintf(f, "usage: cairn calibrate [--quick] [--threads T] [--mem-mib N] [--json]\n"
                "\n"
                "Measures this machine's peak rates on 1 thread and on T threads: f32 FMA\n"
-               "(vfmadd231ps on zmm and ymm), bf16 dot (vdpbf16ps), int8 dot (vpdpbusd),\n"
+               "(vfmadd231ps on zmm and ymm), bf16 dot (vdpbf16ps), int8 dot (vpdpbusd, or\n"
+               "without VNNI the AVX2 path's vpmaddwd on 16-bit pairs),\n"
                "each where the CPU has it, and memory bandwidth (STREAM copy and triad over\n"
                "arrays larger than the last-level cache). Prints them and writes the\n"
                "machine file: $CAIRN_MACHINE_FILE, else ~/.cache/cairn/machine.json.\n"
@@ -98,6 +99,9 @@ int calibrate_measure(const int *threads, int n_threads, int quick, size_t mem_b
         r.s8_gops = calib_compute_rate(p, t, CALIB_S8_DOT_ZMM, secs, reps) * 1e-9;
         if (r.s8_gops <= 0)
             r.s8_gops = calib_compute_rate(p, t, CALIB_S8_DOT_YMM, secs, reps) * 1e-9;
+        /* no VNNI: the AVX2 int8 GEMM's own instructions (16-bit pairs) */
+        if (r.s8_gops <= 0)
+            r.s8_gops = calib_compute_rate(p, t, CALIB_S8_MADD_YMM, secs, reps) * 1e-9;
         if (arr.n) {
             r.copy_gbs = calib_bandwidth(p, t, CALIB_BW_COPY, &arr, bw_reps) * 1e-9;
             r.triad_gbs = calib_bandwidth(p, t, CALIB_BW_TRIAD, &arr, bw_reps) * 1e-9;

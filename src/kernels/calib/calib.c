@@ -27,6 +27,7 @@ static calib_loop_fn loop_of(calib_compute_t which)
     case CALIB_BF16_DOT: return calib_loop_bf16_zmm;
     case CALIB_S8_DOT_ZMM: return calib_loop_s8_zmm;
     case CALIB_S8_DOT_YMM: return calib_loop_s8_ymm;
+    case CALIB_S8_MADD_YMM: return calib_loop_s8_madd_ymm;
     default: return NULL;
     }
 }
@@ -41,6 +42,7 @@ int calib_compute_available(calib_compute_t which)
     case CALIB_BF16_DOT: return c->avx512f && c->avx512_bf16;
     case CALIB_S8_DOT_ZMM: return c->avx512f && c->avx512_vnni;
     case CALIB_S8_DOT_YMM: return c->avx2 && c->avx_vnni;
+    case CALIB_S8_MADD_YMM: return c->avx2;
     default: return 0;
     }
 #else
@@ -57,6 +59,7 @@ const char *calib_compute_name(calib_compute_t which)
     case CALIB_BF16_DOT: return "bf16 dot (vdpbf16ps zmm)";
     case CALIB_S8_DOT_ZMM: return "int8 dot (vpdpbusd zmm)";
     case CALIB_S8_DOT_YMM: return "int8 dot (vpdpbusd ymm, AVX-VNNI)";
+    case CALIB_S8_MADD_YMM: return "int8 pairs (vpmaddwd + vpaddd ymm, AVX2)";
     default: return "?";
     }
 }

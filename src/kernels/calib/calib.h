@@ -30,6 +30,7 @@ typedef enum calib_compute {
     CALIB_BF16_DOT,    /* vdpbf16ps zmm: AVX512_BF16 */
     CALIB_S8_DOT_ZMM,  /* vpdpbusd zmm: AVX512_VNNI */
     CALIB_S8_DOT_YMM,  /* vpdpbusd ymm (VEX): AVX-VNNI */
+    CALIB_S8_MADD_YMM, /* vpmaddwd + vpaddd ymm on 16-bit pairs: AVX2 (int8 without VNNI) */
     CALIB_COMPUTE_COUNT
 } calib_compute_t;
 
@@ -41,6 +42,7 @@ double calib_loop_f32_ymm(uint64_t iters);
 double calib_loop_bf16_zmm(uint64_t iters);
 double calib_loop_s8_zmm(uint64_t iters);
 double calib_loop_s8_ymm(uint64_t iters);
+double calib_loop_s8_madd_ymm(uint64_t iters);
 
 /* Whether this CPU (and OS) can run the loop. */
 int calib_compute_available(calib_compute_t which);
