@@ -158,6 +158,11 @@ static const tcase_t cases[] = {
     {"depthwise 5x5 stride 3", 2, 1, 4, 4, 4, {20, 53}, {5, 5}, {3, 3}, {1, 1}, {2, 2}, {2, 2}},
     {"depthwise dilated", 2, 1, 4, 4, 4, {19, 80}, {3, 3}, {1, 1}, {2, 2}, {2, 2}, {2, 2}},
     {"depthwise big pad", 2, 1, 2, 2, 2, {4, 5}, {3, 3}, {1, 1}, {1, 1}, {4, 6}, {3, 5}},
+    /* rows too wide for the AVX2 kernel's padded-row ring: its direct path */
+    {"depthwise wide rows", 2, 1, 3, 3, 3, {4, 3001}, {3, 3}, {1, 1}, {1, 1}, {1, 1}, {1, 1}},
+    {"depthwise wide rows stride 2", 2, 1, 2, 2, 2, {5, 6003}, {3, 3}, {2, 2}, {1, 1}, {1, 1}, {0, 1}},
+    {"depthwise wide rows stride 3", 2, 1, 2, 2, 2, {4, 9001}, {3, 5}, {1, 3}, {1, 2}, {1, 3}, {1, 2}},
+    {"depthwise tall kernel wide", 2, 1, 2, 2, 2, {9, 1500}, {9, 3}, {1, 1}, {1, 1}, {4, 1}, {4, 1}},
     {"depthwise 1-D", 1, 2, 6, 6, 6, {100}, {5}, {1}, {1}, {2}, {2}},
     {"depthwise 3-D", 3, 1, 4, 4, 4, {4, 5, 6}, {3, 3, 3}, {1, 1, 1}, {1, 1, 1}, {1, 1, 1}, {1, 1, 1}},
     {"depthwise x2 multiplier", 2, 1, 4, 8, 4, {9, 9}, {3, 3}, {1, 1}, {1, 1}, {1, 1}, {1, 1}},
