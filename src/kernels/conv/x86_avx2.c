@@ -2,23 +2,27 @@
  * AVX2 + FMA depthwise Conv (f32), one (n, c) plane at a time; the same
  * contract and layout as the AVX-512 kernel (x86_avx512.c) at 8 lanes.
  *
- * Each output row is split into the interior, where every tap of every
- * kernel column lands inside the input row, computed 8 outputs per vector
- * and up to four vectors at once (four independent FMA chains hide the
- * FMA latency), and the borders (pad columns), computed one output at a
- * time with bounds checks. Kernel rows that fall outside the input are
- * dropped once per output row. The bias starts the accumulators; ReLU and
- * Clip (ReLU6) and the residual are applied in registers before the one
- * store; other activations go through the scalar epilogue.
+ * Each input row is copied once into a ring of padded rows on the stack
+ * (zero margins for the padding and for the spare lanes of a row's last
+ * vector), so every output vector, borders included, is 8 outputs computed
+ * with plain loads, up to eight vectors at once (eight independent FMA
+ * chains cover the FMA latency). Kernel rows that fall outside the input
+ * are dropped once per output row. Rows too wide for the ring (more than
+ * 8192 floats for all kernel rows) run the direct path: interior vectors
+ * straight from x, border vectors with loads masked to the row. The bias
+ * starts the accumulators; ReLU and Clip (ReLU6) and the residual are
+ * applied in registers before the one store; other activations go through
+ * the scalar epilogue. A row's partial last vector is stored with plain
+ * 4/2/1-float stores (masked stores are microcoded on AMD).
  *
- * Loads never leave the input row's needed range:
+ * Loads:
  *  - stride 1: 8 contiguous inputs, one unaligned load;
  *  - stride 2: inputs b[0], b[2], ..., b[14] come from the two loads
  *    b[0..7] and b[7..14] (not b[8..15], which would read one float past
  *    the last tap), de-interleaved by one shuffle and one lane permute;
  *  - larger strides: a gather;
- *  - a partial last vector: masked loads (vmaskmovps never faults on a
- *    masked-off lane) and a masked store.
+ *  - direct-path borders: vmaskmovps, which never faults on a masked-off
+ *    lane.
  *
  * Floor: the kernel is memory-bound (K*K FMAs per output against 4 bytes
  * read and 4 written per element): bytes = 4 * (C*IH*IW + C*OH*OW)
