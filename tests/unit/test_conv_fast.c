@@ -48,6 +48,7 @@ static double act_d(gemm_act_t a, double v, double lo, double hi)
     case GEMM_ACT_RELU: return v > 0 ? v : 0;
     case GEMM_ACT_CLIP: return v < lo ? lo : v > hi ? hi : v;
     case GEMM_ACT_SIGMOID: return 1.0 / (1.0 + exp(-v));
+    case GEMM_ACT_SILU: return v / (1.0 + exp(-v));
     default: return v;
     }
 }
@@ -202,6 +203,11 @@ static const tcase_t cases[] = {
     {"depthwise 5x5 stride 3", 2, 1, 4, 4, 4, {20, 53}, {5, 5}, {3, 3}, {1, 1}, {2, 2}, {2, 2}},
     {"depthwise dilated", 2, 1, 4, 4, 4, {19, 80}, {3, 3}, {1, 1}, {2, 2}, {2, 2}, {2, 2}},
     {"depthwise big pad", 2, 1, 2, 2, 2, {4, 5}, {3, 3}, {1, 1}, {1, 1}, {4, 6}, {3, 5}},
+    /* rows too wide for the AVX2 kernel's padded-row ring: its direct path */
+    {"depthwise wide rows", 2, 1, 3, 3, 3, {4, 3001}, {3, 3}, {1, 1}, {1, 1}, {1, 1}, {1, 1}},
+    {"depthwise wide rows stride 2", 2, 1, 2, 2, 2, {5, 6003}, {3, 3}, {2, 2}, {1, 1}, {1, 1}, {0, 1}},
+    {"depthwise wide rows stride 3", 2, 1, 2, 2, 2, {4, 9001}, {3, 5}, {1, 3}, {1, 2}, {1, 3}, {1, 2}},
+    {"depthwise tall kernel wide", 2, 1, 2, 2, 2, {9, 1500}, {9, 3}, {1, 1}, {1, 1}, {4, 1}, {4, 1}},
     {"depthwise 1-D", 1, 2, 6, 6, 6, {100}, {5}, {1}, {1}, {2}, {2}},
     {"depthwise 3-D", 3, 1, 4, 4, 4, {4, 5, 6}, {3, 3, 3}, {1, 1, 1}, {1, 1, 1}, {1, 1, 1}, {1, 1, 1}},
     {"depthwise x2 multiplier", 2, 1, 4, 8, 4, {9, 9}, {3, 3}, {1, 1}, {1, 1}, {1, 1}, {1, 1}},
@@ -214,6 +220,122 @@ static const tcase_t cases[] = {
     {"chunked", 2, 1, 256, 8, 1, {20, 30}, {3, 3}, {1, 1}, {1, 1}, {1, 1}, {1, 1}},
     {"chunked stride 2", 2, 2, 128, 4, 1, {41, 45}, {3, 3}, {2, 2}, {1, 1}, {1, 1}, {1, 1}},
 };
+
+/* The depthwise kernel the dispatch selected (AVX2 / AVX-512 / portable
+ * under CAIRN_ISA) on random 2-D geometries at edge sizes: channels 1..17,
+ * 1x1 to odd-sized images, kernels 1..5, strides 1..3 (1 and 2 most
+ * often), dilations 1..2, pads 0..k on each side, every fused epilogue
+ * (none, ReLU, Clip as ReLU6 and a narrow band, Sigmoid, SiLU, each with
+ * and without bias and residual); against the double oracle through
+ * conv_f32, and against the portable plane kernel plane by plane. Buffers
+ * are allocated at their exact sizes, so the sanitizer build catches any
+ * read past a plane. */
+/* The plane kernel conv_f32 dispatches to (by its variant's name). */
+static conv_dw_plane_fn dw_selected(void)
+{
+    const char *n = conv_dw_variant_name();
+    return strcmp(n, "avx512") == 0 ? conv_dw_plane_f32_avx512
+           : strcmp(n, "avx2") == 0 ? conv_dw_plane_f32_avx2
+                                    : conv_dw_plane_f32_ref;
+}
+
+static void test_depthwise_sweep(void)
+{
+    check_rng_t r = {4242};
+    const gemm_act_t acts[] = {GEMM_ACT_NONE, GEMM_ACT_RELU, GEMM_ACT_CLIP, GEMM_ACT_CLIP,
+                               GEMM_ACT_SIGMOID, GEMM_ACT_SILU};
+    const int nacts = (int)(sizeof acts / sizeof acts[0]);
+    int ran = 0;
+    for (int it = 0; it < 360; it++) {
+        tcase_t t;
+        memset(&t, 0, sizeof t);
+        t.name = "depthwise sweep";
+        t.nsp = 2;
+        t.N = 1 + (int64_t)(check_rng_next(&r) % 2);
+        t.C = t.M = t.group = 1 + (int64_t)(it % 17);
+        int ok = 1;
+        for (int d = 0; d < 2; d++) {
+            uint64_t u = check_rng_next(&r) % 8;
+            t.in[d] = u == 0 ? 1 : u < 3 ? 1 + (int64_t)(check_rng_next(&r) % 9)
+                                         : 1 + (int64_t)(check_rng_next(&r) % 70);
+            t.k[d] = 1 + (int64_t)(check_rng_next(&r) % 5);
+            if (check_rng_next(&r) % 3)
+                t.k[d] = 3;
+            uint64_t su = check_rng_next(&r) % 8;
+            t.s[d] = su < 4 ? 1 : su < 7 ? 2 : 3;
+            t.d[d] = check_rng_next(&r) % 6 ? 1 : 2;
+            t.pb[d] = (int64_t)(check_rng_next(&r) % (uint64_t)(t.k[d] + 1));
+            t.pe[d] = (int64_t)(check_rng_next(&r) % (uint64_t)(t.k[d] + 1));
+            if (t.in[d] + t.pb[d] + t.pe[d] < (t.k[d] - 1) * t.d[d] + 1)
+                ok = 0;
+        }
+        if (!ok)
+            continue;
+        conv_params_t p;
+        params_of(&t, &p);
+        /* C = 1 (group 1) is an ordinary Conv to conv_f32 (im2col); the
+         * plane kernel below still runs it as depthwise */
+        CHECK_MSG(conv_f32_is_depthwise(&p) == (p.C > 1), "sweep case %d: depthwise test", it);
+        ran++;
+        const int64_t isz = p.in[1] * p.in[2], osz = p.out[1] * p.out[2],
+                      ksz = p.kernel[1] * p.kernel[2];
+        const int64_t nx = p.N * p.C * isz, nw = p.C * ksz, ny = p.N * p.C * osz;
+        float *X = malloc((size_t)nx * sizeof(float)), *W = malloc((size_t)nw * sizeof(float));
+        float *B = malloc((size_t)p.C * sizeof(float)), *Y = malloc((size_t)ny * sizeof(float));
+        float *Yr = malloc((size_t)ny * sizeof(float)), *R = malloc((size_t)ny * sizeof(float));
+        double *want = malloc((size_t)ny * sizeof(double));
+        check_fill_f32(&r, X, nx, -1, 1);
+        check_fill_f32(&r, W, nw, -1, 1);
+        check_fill_f32(&r, B, p.C, -1, 1);
+        check_fill_f32(&r, R, ny, -1, 1);
+        const gemm_act_t act = acts[it % nacts];
+        const int use_bias = (int)(check_rng_next(&r) % 4 != 0);
+        const int use_res = (int)(check_rng_next(&r) % 2);
+        const int no_post = act == GEMM_ACT_NONE && !use_res && (check_rng_next(&r) & 1);
+        conv_post_t post = {act, 0.0f, 6.0f, use_res ? R : NULL};
+        if (act == GEMM_ACT_CLIP && (it / nacts) % 2)
+            post.clip_lo = -0.25f, post.clip_hi = 0.3f;
+        for (int64_t i = 0; i < ny; i++)
+            Y[i] = Yr[i] = NAN;
+        const float *bias = use_bias ? B : NULL;
+        oracle(&p, X, W, bias, no_post ? NULL : &post, want);
+        size_t wsb = conv_f32_workspace(&p);
+        void *ws = wsb ? base_aligned_alloc(wsb, 64) : NULL;
+        CHECK_OK(conv_f32(NULL, &p, X, W, bias, no_post ? NULL : &post, Y, ws, wsb));
+        base_aligned_free(ws);
+        for (int64_t pl = 0; pl < p.N * p.C; pl++)
+            conv_dw_plane_f32_ref(&p, X + pl * isz, W + (pl % p.C) * ksz,
+                                  bias ? bias[pl % p.C] : 0.0f, no_post ? NULL : &post,
+                                  use_res && !no_post ? R + pl * osz : NULL, Yr + pl * osz);
+        if (p.C == 1) { /* the selected plane kernel itself, which conv_f32 did not run */
+            for (int64_t i = 0; i < ny; i++)
+                Y[i] = NAN;
+            for (int64_t pl = 0; pl < p.N; pl++)
+                dw_selected()(&p, X + pl * isz, W, bias ? bias[0] : 0.0f, no_post ? NULL : &post,
+                              use_res && !no_post ? R + pl * osz : NULL, Y + pl * osz);
+        }
+        char what[200];
+        snprintf(what, sizeof what,
+                 "dw sweep %d: N%lld C%lld %lldx%lld k%lldx%lld s%lldx%lld d%lldx%lld "
+                 "pads %lld,%lld/%lld,%lld act %d bias %d res %d",
+                 it, (long long)p.N, (long long)p.C, (long long)p.in[1], (long long)p.in[2],
+                 (long long)p.kernel[1], (long long)p.kernel[2], (long long)p.stride[1],
+                 (long long)p.stride[2], (long long)p.dilation[1], (long long)p.dilation[2],
+                 (long long)t.pb[0], (long long)t.pb[1], (long long)t.pe[0], (long long)t.pe[1],
+                 (int)act, use_bias, use_res);
+        const double K = (double)ksz;
+        check_close_f32(Y, want, ny, 1e-6 + 3e-7 * K, 1e-5, what);
+        /* the selected variant and the portable kernel differ only by f32
+         * rounding order (FMA vs multiply-add) */
+        double *yr_d = malloc((size_t)ny * sizeof(double));
+        for (int64_t i = 0; i < ny; i++)
+            yr_d[i] = Yr[i];
+        check_close_f32(Y, yr_d, ny, 1e-6 + 3e-7 * K, 1e-5, what);
+        free(yr_d);
+        free(X), free(W), free(B), free(Y), free(Yr), free(R), free(want);
+    }
+    CHECK(ran > 250);
+}
 
 /* Conv through the public API (the plan gives the workspace): output
  * against the oracle. */
@@ -267,6 +389,7 @@ int main(void)
 {
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
         run_case(&cases[i], 100 + i);
+    test_depthwise_sweep();
     test_session();
     printf("depthwise variant: %s\n", conv_dw_variant_name());
     return check_finish("test_conv_fast");

@@ -48,7 +48,8 @@ cairn_status_t conv_transpose_ref(const kctx_t *k, cairn_dtype_t t, const conv_p
  * accumulation, so results differ from the double-accumulating reference
  * by rounding that grows with the reduction length C/group * taps):
  *  - depthwise (group == C == M, 1-D/2-D): a direct kernel over the output
- *    width (AVX-512 where the CPU and CAIRN_ISA allow, else portable C);
+ *    width (AVX-512 or AVX2 + FMA where the CPU and CAIRN_ISA allow, else
+ *    portable C);
  *  - 1x1, stride 1, no padding: Y[n, g] = W[g] x X[n, g], the input
  *    already being the GEMM's right-hand matrix;
  *  - everything else: im2col of X[n, g] into the workspace, then the GEMM
@@ -105,7 +106,9 @@ void conv_dw_plane_f32_ref(const conv_params_t *p, const float *x, const float *
                            const conv_post_t *post, const float *res, float *y);
 void conv_dw_plane_f32_avx512(const conv_params_t *p, const float *x, const float *w, float bias,
                               const conv_post_t *post, const float *res, float *y);
-/* Name of the depthwise variant in use ("avx512" or "ref"). */
+void conv_dw_plane_f32_avx2(const conv_params_t *p, const float *x, const float *w, float bias,
+                            const conv_post_t *post, const float *res, float *y);
+/* Name of the depthwise variant in use ("avx512", "avx2" or "ref"). */
 const char *conv_dw_variant_name(void);
 
 #endif

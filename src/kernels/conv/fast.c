@@ -1,8 +1,8 @@
 /*
  * Fast f32 Conv: im2col + the f32 GEMM (with bias, activation and residual
  * in its epilogue), the 1x1 shortcut that needs no im2col, and the direct
- * depthwise kernel (portable C here, AVX-512 in x86_avx512.c) with its
- * dispatch. See conv.h for the contract. Accumulation is f32 (the GEMM's,
+ * depthwise kernel (portable C here, AVX-512 in x86_avx512.c, AVX2 + FMA in
+ * x86_avx2.c) with its dispatch (best first: avx512, avx2, ref). See conv.h for the contract. Accumulation is f32 (the GEMM's,
  * and the depthwise kernel's), not double as in the reference.
  */
 #include "kernels/conv/conv.h"
@@ -171,6 +171,7 @@ typedef struct dw_variant {
 static const dw_variant_t dw_variants[] = {
 #if defined(__x86_64__)
     {"avx512", CAIRN_ISA_AVX512, conv_dw_plane_f32_avx512},
+    {"avx2", CAIRN_ISA_AVX2, conv_dw_plane_f32_avx2},
 #endif
     {"ref", CAIRN_ISA_REF, conv_dw_plane_f32_ref},
 };

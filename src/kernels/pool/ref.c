@@ -12,6 +12,7 @@
  * into per-dtype wrappers, so those switches vanish at compile time.
  */
 #include "kernels/pool/pool.h"
+#include "kernels/pool/fast.h"
 
 #include "base/dtype.h"
 
@@ -290,6 +291,10 @@ cairn_status_t kpool_max(const ktensor_t *x, ktensor_t *y, ktensor_t *indices,
                               cairn_dtype_name(indices->dtype));
         jb.ind = indices->data;
     }
+    /* f32 2-D without indices: the vector kernels (fast.c) when the ISA
+     * level allows, else the scalar 2-D loop */
+    if (kpool_max_f32_fast(NULL, x, y, indices, p, k))
+        return CAIRN_OK;
     if (kp_max2d_fits(x, indices, &jb))
         fn = kp_max2d_f32;
     int64_t planes = x->shape[0] * x->shape[1];
@@ -313,6 +318,8 @@ cairn_status_t kpool_avg(const ktensor_t *x, ktensor_t *y, const kpool_params_t 
         return base_error(CAIRN_ERR_DTYPE, "average pooling does not support element type %s",
                           cairn_dtype_name(x->dtype));
     }
+    if (kpool_avg_f32_fast(NULL, x, y, p, k))
+        return CAIRN_OK;
     int64_t planes = x->shape[0] * x->shape[1];
     if (planes > 0 && jb.out_plane > 0)
         base_pool_parallel_for_1d(k ? k->pool : NULL, (size_t)planes, kp_grain(&jb), fn, &jb);

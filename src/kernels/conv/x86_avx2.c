@@ -1,0 +1,433 @@
+/*
+ * AVX2 + FMA depthwise Conv (f32), one (n, c) plane at a time; the same
+ * contract and layout as the AVX-512 kernel (x86_avx512.c) at 8 lanes.
+ *
+ * Each input row is copied once into a ring of padded rows on the stack
+ * (zero margins for the padding and for the spare lanes of a row's last
+ * vector), so every output vector, borders included, is 8 outputs computed
+ * with plain loads, up to eight vectors at once (eight independent FMA
+ * chains cover the FMA latency). Kernel rows that fall outside the input
+ * are dropped once per output row. Rows too wide for the ring (more than
+ * 8192 floats for all kernel rows) run the direct path: interior vectors
+ * straight from x, border vectors with loads masked to the row. The bias
+ * starts the accumulators; ReLU and Clip (ReLU6) and the residual are
+ * applied in registers before the one store; other activations go through
+ * the scalar epilogue. A row's partial last vector is stored with plain
+ * 4/2/1-float stores (masked stores are microcoded on AMD).
+ *
+ * Loads:
+ *  - stride 1: 8 contiguous inputs, one unaligned load;
+ *  - stride 2: inputs b[0], b[2], ..., b[14] come from the two loads
+ *    b[0..7] and b[7..14] (not b[8..15], which would read one float past
+ *    the last tap), de-interleaved by one shuffle and one lane permute;
+ *  - larger strides: a gather;
+ *  - direct-path borders: vmaskmovps, which never faults on a masked-off
+ *    lane.
+ *
+ * Floor: the kernel is memory-bound (K*K FMAs per output against 4 bytes
+ * read and 4 written per element): bytes = 4 * (C*IH*IW + C*OH*OW)
+ * (+ the residual), e.g. 32x112x112 3x3 stride 1: 3.2 MB, 0.22 ms at the
+ * 14.8 GB/s one-thread DRAM roof, less when the planes come from L3.
+ * Compute: 9 FMAs and 9 loads (stride 2: 18 loads and 18 shuffle uops) per
+ * 8 outputs. Compiled with -mavx2 -mfma (CMakeLists.txt); called only
+ * after the CPU check in fast.c.
+ */
+#include "kernels/conv/conv.h"
+
+#if defined(__x86_64__) && defined(__AVX2__) && defined(__FMA__)
+#include <immintrin.h>
+
+/* lanes i with lo <= i < hi */
+static inline __m256i mask_range(int64_t lo, int64_t hi)
+{
+    lo = lo < -1 ? -1 : lo > 8 ? 8 : lo;
+    hi = hi < -1 ? -1 : hi > 8 ? 8 : hi;
+    const __m256i idx = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+    return _mm256_and_si256(_mm256_cmpgt_epi32(idx, _mm256_set1_epi32((int)lo - 1)),
+                            _mm256_cmpgt_epi32(_mm256_set1_epi32((int)hi), idx));
+}
+
+/* b[0], b[2], ..., b[14] from lo = b[0..7] and hi = b[7..14]. */
+static inline __m256 even_of(__m256 lo, __m256 hi)
+{
+    /* per 128-bit lane: lo[0], lo[2], hi[1], hi[3] -> b0 b2 b8 b10 | b4 b6 b12 b14 */
+    __m256 t = _mm256_shuffle_ps(lo, hi, 0xD8);
+    /* 64-bit quarters 0 2 1 3 -> b0 b2 b4 b6 b8 b10 b12 b14 */
+    return _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(t), 0xD8));
+}
+
+/* Eight interior inputs b[0], b[s], ..., b[7s] (every one inside the row;
+ * stride 2 reads b[0..14] only). */
+static inline __m256 load_full(const float *b, int64_t s, __m256i gidx)
+{
+    if (s == 1)
+        return _mm256_loadu_ps(b);
+    if (s == 2)
+        return even_of(_mm256_loadu_ps(b), _mm256_loadu_ps(b + 7));
+    return _mm256_i32gather_ps(b, gidx, 4);
+}
+
+/* The same eight inputs where some fall outside the row: row[pos + j*s]
+ * for lanes whose position lies in [0, IW), 0 for the others (the
+ * padding). Masked-off lanes read nothing. */
+static inline __m256 load_clipped(const float *row, int64_t IW, int64_t pos, int64_t s)
+{
+    if (s == 1)
+        return _mm256_maskload_ps(row + pos, mask_range(-pos, IW - pos));
+    if (s == 2) {
+        __m256 lo = _mm256_maskload_ps(row + pos, mask_range(-pos, IW - pos));
+        __m256 hi = _mm256_maskload_ps(row + pos + 7, mask_range(-pos - 7, IW - pos - 7));
+        return even_of(lo, hi);
+    }
+    float t[8];
+    for (int j = 0; j < 8; j++) {
+        const int64_t q = pos + j * s;
+        t[j] = q >= 0 && q < IW ? row[q] : 0.0f;
+    }
+    return _mm256_loadu_ps(t);
+}
+
+/* ReLU and Clip as gemm_act_apply_f32 computes them: maxps returns its
+ * second operand for a NaN, as fmaxf(NaN, lo) = lo and (NaN > 0 ? : 0). */
+static inline __m256 dw_post_vec(__m256 v, const conv_post_t *post)
+{
+    if (!post)
+        return v;
+    if (post->act == GEMM_ACT_RELU)
+        return _mm256_max_ps(v, _mm256_setzero_ps());
+    if (post->act == GEMM_ACT_CLIP)
+        return _mm256_min_ps(_mm256_max_ps(v, _mm256_set1_ps(post->clip_lo)),
+                             _mm256_set1_ps(post->clip_hi));
+    return v;
+}
+
+static inline float dw_post_one(float v, const conv_post_t *post)
+{
+    return post ? gemm_act_apply_f32(post->act, v, post->clip_lo, post->clip_hi) : v;
+}
+
+/* One output row's setup: the valid kernel rows, each as its input row
+ * and its weight row. */
+typedef struct dw_row {
+    const float *xr[64]; /* input row of each valid kernel row */
+    const float *wr[64]; /* its weights */
+    int nkh;
+    int64_t IW, KW, sw, dw, pad;
+    const conv_post_t *post;
+    int simple; /* activation done in registers */
+    float bias;
+} dw_row_t;
+
+/* Stores lanes [0, n) of v, n in 1..7, with plain stores (a masked store
+ * is microcoded on AMD). */
+static inline void store_part(float *yo, __m256 v, int n)
+{
+    __m128 h = _mm256_castps256_ps128(v);
+    if (n & 4) {
+        _mm_storeu_ps(yo, h);
+        h = _mm256_extractf128_ps(v, 1);
+        yo += 4;
+    }
+    if (n & 2) {
+        _mm_storel_pi((__m64 *)(void *)yo, h);
+        h = _mm_movehl_ps(h, h);
+        yo += 2;
+    }
+    if (n & 1)
+        _mm_store_ss(yo, h);
+}
+
+/* Applies the epilogue to acc (outputs yo[0 .. n), n in 1..8) and stores. */
+static inline void dw_store(const dw_row_t *r, __m256 acc, const float *res, float *yo, int n)
+{
+    if (r->simple) {
+        acc = dw_post_vec(acc, r->post);
+        if (n >= 8) {
+            if (res)
+                acc = _mm256_add_ps(acc, _mm256_loadu_ps(res));
+            _mm256_storeu_ps(yo, acc);
+        } else {
+            if (res)
+                acc = _mm256_add_ps(acc, _mm256_maskload_ps(res, mask_range(0, n)));
+            store_part(yo, acc, n);
+        }
+    } else {
+        float t[8];
+        _mm256_storeu_ps(t, acc);
+        for (int j = 0; j < n; j++)
+            yo[j] = dw_post_one(t[j], r->post) + (res ? res[j] : 0.0f);
+    }
+}
+
+/* NV (1, 2, 4 or 8) vectors of outputs from ow, the last holding `last`
+ * (1..8) outputs, with plain loads: every input they read lies in the
+ * row (the interior of an unpadded row, or a padded row copy whose zero
+ * margins cover the padding and the last vector's spare lanes). NV
+ * independent FMA chains: a chain adds one FMA per tap, so 8 of them keep
+ * both FMA pipes busy through the 5-cycle latency. S: the stride when
+ * known at compile time (1, 2), else 0 (r->sw, by gather). */
+static inline __attribute__((always_inline)) void
+dw_bulk(const dw_row_t *r, int64_t ow, int NV, int64_t S, int last, const float *res, float *yr)
+{
+    const int64_t s = S ? S : r->sw, KW = r->KW, dw = r->dw;
+    const __m256i gidx = _mm256_mullo_epi32(_mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7),
+                                            _mm256_set1_epi32((int)s));
+    __m256 a[8];
+    for (int v = 0; v < NV; v++)
+        a[v] = _mm256_set1_ps(r->bias);
+    for (int i = 0; i < r->nkh; i++) {
+        const float *b = r->xr[i] + ow * s - r->pad;
+        const float *wr = r->wr[i];
+        for (int64_t kw = 0; kw < KW; kw++, b += dw) {
+            const __m256 wv = _mm256_broadcast_ss(wr + kw);
+#pragma GCC unroll 8
+            for (int v = 0; v < NV; v++)
+                a[v] = _mm256_fmadd_ps(wv, load_full(b + 8 * v * s, s, gidx), a[v]);
+        }
+    }
+#pragma GCC unroll 8
+    for (int v = 0; v < NV; v++)
+        dw_store(r, a[v], res ? res + ow + 8 * v : NULL, yr + ow + 8 * v, v == NV - 1 ? last : 8);
+}
+
+/* Outputs [a, b) in vectors: blocks of 8, 4, 2, 1 vectors, the last one
+ * partial when b - a is not a multiple of 8. Inlined per stride, so no
+ * call (and no vzeroupper) separates the blocks of a row. */
+static inline __attribute__((always_inline)) void
+dw_run(const dw_row_t *r, int64_t S, int64_t a, int64_t b, const float *res, float *yr)
+{
+    for (; a + 64 <= b; a += 64)
+        dw_bulk(r, a, 8, S, 8, res, yr);
+    while (a < b) {
+        const int64_t nvec = (b - a + 7) / 8;
+        const int nv = nvec >= 4 ? 4 : nvec >= 2 ? 2 : 1;
+        const int last = a + 8 * nv <= b ? 8 : (int)(b - (a + 8 * nv - 8));
+        if (nv == 4)
+            dw_bulk(r, a, 4, S, last, res, yr);
+        else if (nv == 2)
+            dw_bulk(r, a, 2, S, last, res, yr);
+        else
+            dw_bulk(r, a, 1, S, last, res, yr);
+        a += 8 * nv;
+    }
+}
+
+/* Outputs [ow, ow1) (at most 16) touching the padding or the row's end:
+ * every load masked to the row, up to two independent chains. */
+static void dw_edge(const dw_row_t *r, int64_t ow, int64_t ow1, const float *res, float *yr)
+{
+    const int64_t s = r->sw;
+    const int two = ow1 - ow > 8;
+    __m256 a0 = _mm256_set1_ps(r->bias), a1 = a0;
+    for (int i = 0; i < r->nkh; i++) {
+        const float *row = r->xr[i];
+        int64_t pos = ow * s - r->pad;
+        for (int64_t kw = 0; kw < r->KW; kw++, pos += r->dw) {
+            const __m256 wv = _mm256_broadcast_ss(r->wr[i] + kw);
+            a0 = _mm256_fmadd_ps(wv, load_clipped(row, r->IW, pos, s), a0);
+            if (two)
+                a1 = _mm256_fmadd_ps(wv, load_clipped(row, r->IW, pos + 8 * s, s), a1);
+        }
+    }
+    const int64_t n0 = ow1 - ow < 8 ? ow1 - ow : 8;
+    dw_store(r, a0, res ? res + ow : NULL, yr + ow, (int)n0);
+    if (two)
+        dw_store(r, a1, res ? res + ow + 8 : NULL, yr + ow + 8, (int)(ow1 - ow - 8));
+}
+
+/* Outputs [a, b) by edge calls of up to 16. */
+static void dw_edges(const dw_row_t *r, int64_t a, int64_t b, const float *res, float *yr)
+{
+    for (; a < b; a += 16)
+        dw_edge(r, a, b - a < 16 ? b : a + 16, res, yr);
+}
+
+/* Padded-row path: each input row is copied once into a ring of padded
+ * rows (zero margins for the padding and for the last vector's spare
+ * lanes), so every output vector, borders included, runs the plain-load
+ * bulk kernels. The copy costs one load and store per input element
+ * against KH*KW FMAs per output. Ring: R = (KH-1)*dilation + 1 rows (the
+ * rows one output row spans, distinct modulo R) of PW floats, on the stack. */
+#define DW_RING_FLOATS 8192
+
+/* Geometry of the padded-row path; 0 when the plane does not fit it. */
+static int dw_padded_fits(const conv_params_t *p, int64_t *pw)
+{
+    const int64_t IW = p->in[2], OW = p->out[2], KW = p->kernel[2], PL = p->pad[2];
+    const int64_t R = (p->kernel[1] - 1) * p->dilation[1] + 1;
+    if (PL < 0 || PL > 4096 || R > 64)
+        return 0;
+    const int64_t owv = (OW + 7) / 8 * 8;
+    int64_t need = (owv - 1) * p->stride[2] + (KW - 1) * p->dilation[2] + 1;
+    if (need < PL + IW)
+        need = PL + IW;
+    *pw = (need + 7) / 8 * 8;
+    return R * *pw <= DW_RING_FLOATS;
+}
+
+static inline __attribute__((always_inline)) void
+dw_padded(const conv_params_t *p, const float *x, int64_t S, int64_t PW, dw_row_t *r,
+          const float *res, float *y)
+{
+    const int64_t IH = p->in[1], IW = p->in[2], OH = p->out[1], OW = p->out[2];
+    const int64_t KH = p->kernel[1], KW = p->kernel[2], PL = p->pad[2];
+    const int64_t R = (KH - 1) * p->dilation[1] + 1;
+    float ring[DW_RING_FLOATS] __attribute__((aligned(32)));
+    int64_t tag[64];
+    for (int64_t i = 0; i < R * PW; i += 8)
+        _mm256_store_ps(ring + i, _mm256_setzero_ps());
+    for (int64_t i = 0; i < R; i++)
+        tag[i] = -1;
+    const float *w0 = r->wr[0]; /* the plane's weights */
+    r->pad = 0;
+    for (int64_t oh = 0; oh < OH; oh++) {
+        r->nkh = 0;
+        const int64_t ih0 = oh * p->stride[1] - p->pad[1];
+        int64_t slot = ih0 % R; /* slot of ih = ih mod R (ih0 may be negative) */
+        if (slot < 0)
+            slot += R;
+        for (int64_t kh = 0; kh < KH; kh++) {
+            const int64_t ih = ih0 + kh * p->dilation[1];
+            if (kh) {
+                slot += p->dilation[1];
+                while (slot >= R)
+                    slot -= R;
+            }
+            if (ih < 0 || ih >= IH)
+                continue;
+            float *pr = ring + slot * PW;
+            if (tag[slot] != ih) {
+                const float *src = x + ih * IW;
+                float *dst = pr + PL;
+                int64_t i = 0;
+                for (; i + 8 <= IW; i += 8)
+                    _mm256_storeu_ps(dst + i, _mm256_loadu_ps(src + i));
+                for (; i < IW; i++)
+                    dst[i] = src[i];
+                tag[slot] = ih;
+            }
+            r->xr[r->nkh] = pr;
+            r->wr[r->nkh++] = w0 + kh * KW;
+        }
+        dw_run(r, S, 0, OW, res ? res + oh * OW : NULL, y + oh * OW);
+    }
+}
+
+static void dw_padded_s1(const conv_params_t *p, const float *x, int64_t PW, dw_row_t *r,
+                         const float *res, float *y)
+{
+    dw_padded(p, x, 1, PW, r, res, y);
+}
+static void dw_padded_s2(const conv_params_t *p, const float *x, int64_t PW, dw_row_t *r,
+                         const float *res, float *y)
+{
+    dw_padded(p, x, 2, PW, r, res, y);
+}
+static void dw_padded_sn(const conv_params_t *p, const float *x, int64_t PW, dw_row_t *r,
+                         const float *res, float *y)
+{
+    dw_padded(p, x, 0, PW, r, res, y);
+}
+
+/* Rows too wide for the ring: interior outputs by the bulk kernels straight
+ * from x, the borders by masked loads. */
+static inline __attribute__((always_inline)) void
+dw_direct(const conv_params_t *p, const float *x, const float *w, int64_t S, dw_row_t *r,
+          const float *res, float *y)
+{
+    const int64_t IH = p->in[1], IW = p->in[2], OH = p->out[1], OW = p->out[2];
+    const int64_t KH = p->kernel[1], KW = p->kernel[2], sw = p->stride[2];
+    /* interior outputs [lo, hi): every kw in range; the first tap bounds
+     * the start, the last the end */
+    const int64_t off0 = -p->pad[2], offl = (KW - 1) * p->dilation[2] - p->pad[2];
+    int64_t lo = off0 >= 0 ? 0 : (-off0 + sw - 1) / sw;
+    int64_t hi = IW - 1 - offl < 0 ? 0 : (IW - 1 - offl) / sw + 1;
+    if (hi > OW)
+        hi = OW;
+    if (lo > OW)
+        lo = OW;
+    if (hi < lo)
+        hi = lo;
+    /* bulk vectors: full ones only, from the first multiple of 8 at or past lo */
+    const int64_t b0 = (lo + 7) / 8 * 8;
+    const int64_t nbulk = hi > b0 ? (hi - b0) / 8 : 0, b1 = b0 + 8 * nbulk;
+    r->pad = p->pad[2];
+    for (int64_t oh = 0; oh < OH; oh++) {
+        float *yr = y + oh * OW;
+        const float *rr = res ? res + oh * OW : NULL;
+        r->nkh = 0;
+        for (int64_t kh = 0; kh < KH; kh++) {
+            const int64_t ih = oh * p->stride[1] - p->pad[1] + kh * p->dilation[1];
+            if (ih >= 0 && ih < IH) {
+                r->xr[r->nkh] = x + ih * IW;
+                r->wr[r->nkh++] = w + kh * KW;
+            }
+        }
+        if (nbulk == 0) {
+            dw_edges(r, 0, OW, rr, yr);
+            continue;
+        }
+        dw_edges(r, 0, b0, rr, yr);
+        dw_run(r, S, b0, b1, rr, yr);
+        dw_edges(r, b1, OW, rr, yr);
+    }
+}
+
+static void dw_direct_s1(const conv_params_t *p, const float *x, const float *w, dw_row_t *r,
+                         const float *res, float *y)
+{
+    dw_direct(p, x, w, 1, r, res, y);
+}
+static void dw_direct_s2(const conv_params_t *p, const float *x, const float *w, dw_row_t *r,
+                         const float *res, float *y)
+{
+    dw_direct(p, x, w, 2, r, res, y);
+}
+static void dw_direct_sn(const conv_params_t *p, const float *x, const float *w, dw_row_t *r,
+                         const float *res, float *y)
+{
+    dw_direct(p, x, w, 0, r, res, y);
+}
+
+void conv_dw_plane_f32_avx2(const conv_params_t *p, const float *x, const float *w, float bias,
+                            const conv_post_t *post, const float *res, float *y)
+{
+    const int64_t KH = p->kernel[1], sw = p->stride[2];
+    /* taller kernels, and strides whose 8 lanes overflow the gather's 32-bit
+     * offsets, take the portable kernel */
+    if (KH > 64 || sw > (int64_t)(0x7FFFFFFF / 8)) {
+        conv_dw_plane_f32_ref(p, x, w, bias, post, res, y);
+        return;
+    }
+    dw_row_t r;
+    r.IW = p->in[2], r.KW = p->kernel[2], r.sw = sw, r.dw = p->dilation[2], r.pad = p->pad[2];
+    r.post = post, r.bias = bias;
+    r.simple = !post || post->act == GEMM_ACT_NONE || post->act == GEMM_ACT_RELU ||
+               post->act == GEMM_ACT_CLIP;
+    r.wr[0] = w;
+    int64_t pw;
+    if (dw_padded_fits(p, &pw)) {
+        if (sw == 1)
+            dw_padded_s1(p, x, pw, &r, res, y);
+        else if (sw == 2)
+            dw_padded_s2(p, x, pw, &r, res, y);
+        else
+            dw_padded_sn(p, x, pw, &r, res, y);
+    } else if (sw == 1) {
+        dw_direct_s1(p, x, w, &r, res, y);
+    } else if (sw == 2) {
+        dw_direct_s2(p, x, w, &r, res, y);
+    } else {
+        dw_direct_sn(p, x, w, &r, res, y);
+    }
+}
+
+#else
+
+void conv_dw_plane_f32_avx2(const conv_params_t *p, const float *x, const float *w, float bias,
+                            const conv_post_t *post, const float *res, float *y)
+{
+    conv_dw_plane_f32_ref(p, x, w, bias, post, res, y);
+}
+
+#endif
