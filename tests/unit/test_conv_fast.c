@@ -292,7 +292,7 @@ static void test_depthwise_sweep(void)
         const int use_bias = (int)(check_rng_next(&r) % 4 != 0);
         const int use_res = (int)(check_rng_next(&r) % 2);
         const int no_post = act == GEMM_ACT_NONE && !use_res && (check_rng_next(&r) & 1);
-        conv_post_t post = {act, 0.0f, 6.0f, use_res ? R : NULL};
+        conv_post_t post = {.act = act, .clip_lo = 0.0f, .clip_hi = 6.0f, .residual = use_res ? R : NULL};
         if (act == GEMM_ACT_CLIP && (it / nacts) % 2)
             post.clip_lo = -0.25f, post.clip_hi = 0.3f;
         for (int64_t i = 0; i < ny; i++)

@@ -89,21 +89,29 @@ static inline __m256 load_clipped(const float *row, int64_t IW, int64_t pos, int
 
 /* ReLU and Clip as gemm_act_apply_f32 computes them: maxps returns its
  * second operand for a NaN, as fmaxf(NaN, lo) = lo and (NaN > 0 ? : 0). */
-static inline __m256 dw_post_vec(__m256 v, const conv_post_t *post)
+static inline __m256 dw_act_vec(__m256 v, gemm_act_t act, float lo, float hi)
 {
-    if (!post)
-        return v;
-    if (post->act == GEMM_ACT_RELU)
+    if (act == GEMM_ACT_RELU)
         return _mm256_max_ps(v, _mm256_setzero_ps());
-    if (post->act == GEMM_ACT_CLIP)
-        return _mm256_min_ps(_mm256_max_ps(v, _mm256_set1_ps(post->clip_lo)),
-                             _mm256_set1_ps(post->clip_hi));
+    if (act == GEMM_ACT_CLIP)
+        return _mm256_min_ps(_mm256_max_ps(v, _mm256_set1_ps(lo)), _mm256_set1_ps(hi));
     return v;
 }
 
-static inline float dw_post_one(float v, const conv_post_t *post)
+static inline int dw_act_simple(gemm_act_t act)
 {
-    return post ? gemm_act_apply_f32(post->act, v, post->clip_lo, post->clip_hi) : v;
+    return act == GEMM_ACT_NONE || act == GEMM_ACT_RELU || act == GEMM_ACT_CLIP;
+}
+
+/* The whole post-op on one output: act, + residual (res: NULL for none), post_act. */
+static inline float dw_post_one(float v, const conv_post_t *post, const float *res)
+{
+    if (!post)
+        return v;
+    v = gemm_act_apply_f32(post->act, v, post->clip_lo, post->clip_hi);
+    if (res)
+        v += *res;
+    return gemm_act_apply_f32(post->post_act, v, post->post_lo, post->post_hi);
 }
 
 /* One output row's setup: the valid kernel rows, each as its input row
@@ -140,22 +148,28 @@ static inline void store_part(float *yo, __m256 v, int n)
 /* Applies the epilogue to acc (outputs yo[0 .. n), n in 1..8) and stores. */
 static inline void dw_store(const dw_row_t *r, __m256 acc, const float *res, float *yo, int n)
 {
+    const conv_post_t *post = r->post;
     if (r->simple) {
-        acc = dw_post_vec(acc, r->post);
+        if (post)
+            acc = dw_act_vec(acc, post->act, post->clip_lo, post->clip_hi);
         if (n >= 8) {
             if (res)
                 acc = _mm256_add_ps(acc, _mm256_loadu_ps(res));
-            _mm256_storeu_ps(yo, acc);
         } else {
             if (res)
                 acc = _mm256_add_ps(acc, _mm256_maskload_ps(res, mask_range(0, n)));
-            store_part(yo, acc, n);
         }
+        if (post)
+            acc = dw_act_vec(acc, post->post_act, post->post_lo, post->post_hi);
+        if (n >= 8)
+            _mm256_storeu_ps(yo, acc);
+        else
+            store_part(yo, acc, n);
     } else {
         float t[8];
         _mm256_storeu_ps(t, acc);
         for (int j = 0; j < n; j++)
-            yo[j] = dw_post_one(t[j], r->post) + (res ? res[j] : 0.0f);
+            yo[j] = dw_post_one(t[j], post, res ? res + j : NULL);
     }
 }
 
@@ -402,8 +416,7 @@ void conv_dw_plane_f32_avx2(const conv_params_t *p, const float *x, const float 
     dw_row_t r;
     r.IW = p->in[2], r.KW = p->kernel[2], r.sw = sw, r.dw = p->dilation[2], r.pad = p->pad[2];
     r.post = post, r.bias = bias;
-    r.simple = !post || post->act == GEMM_ACT_NONE || post->act == GEMM_ACT_RELU ||
-               post->act == GEMM_ACT_CLIP;
+    r.simple = !post || (dw_act_simple(post->act) && dw_act_simple(post->post_act));
     r.wr[0] = w;
     int64_t pw;
     if (dw_padded_fits(p, &pw)) {
