@@ -8,6 +8,7 @@
 #include "kernels/conv/conv.h"
 #include "kernels/attn/attn.h"
 #include "kernels/gemm/gemm.h"
+#include "kernels/pool/fast.h"
 #include "profile/profile.h"
 
 #include <stdio.h>
@@ -568,6 +569,12 @@ void plan_step_kernel(const plan_step_t *st, char *buf, size_t cap)
         snprintf(buf, cap, "attention %s%s%s", kattn_select()->name,
                  ir_attr_i(n, FUSED_ATTN_CAUSAL) ? " causal" : "",
                  st->n_in > 3 && n->inputs[3] >= 0 ? " +mask" : "");
+    } else if ((n->op == IR_OP_MaxPool || n->op == IR_OP_AveragePool ||
+                n->op == IR_OP_GlobalAveragePool) &&
+               f32 && n->n_outputs == 1) {
+        /* the vectorised 2-D planes (global average: any rank); other
+         * geometries fall back to the reference inside the kernel */
+        snprintf(buf, cap, "pool %s", kpool_f32_variant_name());
     } else {
         snprintf(buf, cap, "ref");
     }
