@@ -57,7 +57,33 @@ float gemm_act_apply_f32(gemm_act_t act, float x, float lo, float hi)
 
 void gemm_f32_blocking(const gemm_f32_variant_t *v, gemm_blocking_t *b)
 {
-    gemm_blocking_for(v->mr, v->nr, (int)sizeof(float), b);
+    if (v->b_in_l1)
+        gemm_blocking_b_in_l1(v->mr, v->nr, (int)sizeof(float), b);
+    else
+        gemm_blocking_for(v->mr, v->nr, (int)sizeof(float), b);
+}
+
+void gemm_blocking_b_in_l1(int mr, int nr, int esz, gemm_blocking_t *b)
+{
+    const base_cpu_t *cpu = base_cpu();
+    size_t l1 = cpu->l1d ? cpu->l1d : 32 * 1024;
+    size_t l2 = cpu->l2 ? cpu->l2 : 1024 * 1024;
+    size_t l3 = cpu->l3 ? cpu->l3 : 8 * 1024 * 1024;
+    int64_t kc = (int64_t)(l1 / 2 / ((size_t)nr * (size_t)esz));
+    kc = kc / 16 * 16;
+    kc = kc < 64 ? 64 : kc > 1024 ? 1024 : kc;
+    int64_t mc = (int64_t)(l2 * 2 / 7 / ((size_t)kc * (size_t)esz));
+    mc = mc / mr * mr;
+    if (mc < mr)
+        mc = mr;
+    int64_t nc = (int64_t)(l3 / 4 / ((size_t)kc * (size_t)esz));
+    nc = nc > 4096 ? 4096 : nc;
+    nc = nc / nr * nr;
+    if (nc < nr)
+        nc = nr;
+    b->kc = kc;
+    b->mc = mc;
+    b->nc = nc;
 }
 
 void gemm_blocking_for(int mr, int nr, int esz, gemm_blocking_t *b)
@@ -228,14 +254,18 @@ static void run_packed_range(const gjob_t *j, int64_t m0, int64_t m1, int64_t n0
                         kn->pack_a(kn, j->ta, j->A, j->lda, ic, pc, mc, kc, dst);
                     ap = dst;
                 }
-                for (int64_t ir = 0; ir < mc; ir += mr) {
-                    int m = (int)min64(mr, mc - ir);
-                    char *crow = (char *)j->C + (size_t)((ic + ir) * j->ldc) * cs;
-                    for (int64_t jr = 0; jr < nc; jr += nr) {
+                /* the inner loop sweeps the operand that is not kept in L1 */
+                const int64_t nir = (mc + mr - 1) / mr, njr = (nc + nr - 1) / nr;
+                const int64_t outer = kn->b_in_l1 ? njr : nir, inner = kn->b_in_l1 ? nir : njr;
+                for (int64_t o = 0; o < outer; o++) {
+                    for (int64_t q = 0; q < inner; q++) {
+                        const int64_t ir = (kn->b_in_l1 ? q : o) * mr;
+                        const int64_t jr = (kn->b_in_l1 ? o : q) * nr;
                         const gemm_tile_epi_t *e =
                             last ? tile_epi(j->epi, ic + ir, jc + jr, &te) : NULL;
                         kn->uk(kn, kc, ap + (size_t)(ir * kcp) * es, bp + (size_t)(jr * kcp) * es,
-                               crow + (size_t)(jc + jr) * cs, j->ldc, m, (int)min64(nr, nc - jr),
+                               (char *)j->C + (size_t)((ic + ir) * j->ldc + jc + jr) * cs,
+                               j->ldc, (int)min64(mr, mc - ir), (int)min64(nr, nc - jr),
                                j->alpha, beta, e);
                     }
                 }
@@ -451,7 +481,10 @@ static void job_init(gjob_t *j, const gemm_kern_t *kn, int transA, int transB, i
 {
     memset(j, 0, sizeof *j);
     j->kn = *kn;
-    gemm_blocking_for(kn->mr, kn->nr, kn->esz, &j->bl);
+    if (kn->b_in_l1)
+        gemm_blocking_b_in_l1(kn->mr, kn->nr, kn->esz, &j->bl);
+    else
+        gemm_blocking_for(kn->mr, kn->nr, kn->esz, &j->bl);
     j->bl.kc = gemm_kc_for(&j->bl, K, kn->kg);
     j->ta = transA != 0;
     j->tb = transB != 0;
@@ -502,7 +535,7 @@ static void f32_fallback(int transA, int transB, int64_t m, int64_t n, int64_t K
 void gemm_kern_from_f32(const gemm_f32_variant_t *v, gemm_kern_t *kn)
 {
     *kn = (gemm_kern_t){v->name, v->isa, v->mr, v->nr, 1, 4, 4, 4, v,
-                        f32_pack_a, f32_pack_b, f32_uk, f32_fallback};
+                        f32_pack_a, f32_pack_b, f32_uk, f32_fallback, v->b_in_l1};
 }
 
 void gemm_kern_run(const gemm_kern_t *kn, const kctx_t *k, int transA, int transB, int64_t M,

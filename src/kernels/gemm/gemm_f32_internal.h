@@ -57,6 +57,10 @@ typedef struct gemm_f32_variant {
     /* packs op(B) like gemm_f32_pack_b_block (NULL: that portable one) */
     void (*pack_b)(int transB, const float *B, int64_t ldb, int64_t p0, int64_t j0, int64_t kc,
                    int64_t nc, int nr, float *dst);
+    /* loop order and blocking (see gemm_blocking_b_in_l1): 1 keeps a B
+     * micro-panel in L1 while the A micro-panels stream from L2 (BLIS's
+     * order), 0 keeps an A micro-panel in L1 while B streams from L2 */
+    int b_in_l1;
 } gemm_f32_variant_t;
 
 /* Best first. */
@@ -87,6 +91,11 @@ typedef struct gemm_blocking {
 void gemm_f32_blocking(const gemm_f32_variant_t *v, gemm_blocking_t *b);
 /* The same for any packed element size esz (bytes): KC stays a multiple of 16. */
 void gemm_blocking_for(int mr, int nr, int esz, gemm_blocking_t *b);
+/* Blocking for the B-in-L1 loop order: KC so that a KC x NR micro-panel of
+ * B takes half of L1, MC so that the MC x KC block of A takes under a third
+ * of L2, NC so that the KC x NC block of B takes a quarter of L3 (at most
+ * 4096 columns). */
+void gemm_blocking_b_in_l1(int mr, int nr, int esz, gemm_blocking_t *b);
 /* The KC that a product of depth K runs with: b->kc evened out over K's blocks
  * (a multiple of 8 and of the K group kg). Packed B made ahead of time records it. */
 int64_t gemm_kc_for(const gemm_blocking_t *b, int64_t K, int kg);
@@ -123,6 +132,7 @@ struct gemm_kern {
     void (*fallback)(int transA, int transB, int64_t m, int64_t n, int64_t K, float alpha,
                      const void *A, int64_t lda, const void *B, int64_t ldb, float beta, void *C,
                      int64_t ldc);
+    int b_in_l1; /* loop order and blocking, as gemm_f32_variant_t.b_in_l1 */
 };
 
 /* The f32 variant v as a packed-path kernel (its packers and micro-kernel). */
