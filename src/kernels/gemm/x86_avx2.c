@@ -9,7 +9,6 @@
 #include "kernels/gemm/gemm_f32_internal.h"
 
 #include <string.h>
-#include "kernels/gemm/smallm_generic.h"
 
 #if defined(__x86_64__) && defined(__AVX2__) && defined(__FMA__)
 #include <immintrin.h>
@@ -412,11 +411,121 @@ void gemm_f32_pack_b_avx2(int transB, const float *B, int64_t ldb, int64_t p0, i
                     dst + q * kc);
 }
 
+/* Few-row GEMM (see gemm_f32_smallm_fn): B streams through once, row by
+ * row, while a chunk of C stays in L1. Rows go in groups of RB <= 3 and K in
+ * steps of 4: the group's 12 alpha * A values sit in registers, and each 8
+ * columns of C cost 4 B loads, 3 C loads and 3 C stores for 12 FMAs, so the
+ * loop is bound by the FMAs rather than by loads (the portable version
+ * loaded and stored C once per 4 FMAs). */
+#define SM_CHUNK 512 /* columns of C per pass for 8+ rows (16 KiB of C in L1) */
+
+ALWAYS_INLINE void smallm_group(const int RB, const int KB, const int PF, int64_t n, int64_t k0,
+                                float alpha,
+                                const float *A, int64_t rs_a, int64_t cs_a, const float *B,
+                                int64_t ldb, float *C, int64_t ldc)
+{
+    __m256 a[3][4];
+    float as[3][4];
+    for (int r = 0; r < RB; r++)
+        for (int i = 0; i < KB; i++) {
+            as[r][i] = alpha * A[r * rs_a + (k0 + i) * cs_a];
+            a[r][i] = _mm256_set1_ps(as[r][i]);
+        }
+    /* rows past KB are never read (a zero weight would turn an Inf in B into a NaN) */
+    const float *b0 = B + k0 * ldb, *b1 = b0 + ldb, *b2 = b1 + ldb, *b3 = b2 + ldb;
+    int64_t j = 0;
+    for (; j + 8 <= n; j += 8) {
+        if (PF && (j & 15) == 0) {
+            /* the next K step's rows of this chunk: B comes from memory once */
+            _mm_prefetch((const char *)(b0 + 4 * ldb + j), _MM_HINT_T0);
+            _mm_prefetch((const char *)(b1 + 4 * ldb + j), _MM_HINT_T0);
+            _mm_prefetch((const char *)(b2 + 4 * ldb + j), _MM_HINT_T0);
+            _mm_prefetch((const char *)(b3 + 4 * ldb + j), _MM_HINT_T0);
+        }
+        __m256 x0 = _mm256_loadu_ps(b0 + j), x1 = x0, x2 = x0, x3 = x0;
+        if (KB > 1)
+            x1 = _mm256_loadu_ps(b1 + j);
+        if (KB > 2)
+            x2 = _mm256_loadu_ps(b2 + j);
+        if (KB > 3)
+            x3 = _mm256_loadu_ps(b3 + j);
+        for (int r = 0; r < RB; r++) {
+            float *c = C + r * ldc + j;
+            __m256 v = _mm256_fmadd_ps(a[r][0], x0, _mm256_loadu_ps(c));
+            if (KB > 1)
+                v = _mm256_fmadd_ps(a[r][1], x1, v);
+            if (KB > 2)
+                v = _mm256_fmadd_ps(a[r][2], x2, v);
+            if (KB > 3)
+                v = _mm256_fmadd_ps(a[r][3], x3, v);
+            _mm256_storeu_ps(c, v);
+        }
+    }
+    for (; j < n; j++)
+        for (int r = 0; r < RB; r++) {
+            float v = C[r * ldc + j] + as[r][0] * b0[j];
+            if (KB > 1)
+                v += as[r][1] * b1[j];
+            if (KB > 2)
+                v += as[r][2] * b2[j];
+            if (KB > 3)
+                v += as[r][3] * b3[j];
+            C[r * ldc + j] = v;
+        }
+}
+
+/* One K step group of kb (1..4) rows of B for rows of C in groups of 3. */
+ALWAYS_INLINE void smallm_kstep(const int KB, int prefetch, int m, int64_t nc, int64_t k0,
+                                float alpha,
+                                const float *A, int64_t rs_a, int64_t cs_a, const float *B,
+                                int64_t ldb, float *C, int64_t ldc)
+{
+    /* the first group prefetches the next step's B rows (prefetches past
+     * the end of B are harmless hints, but the last step issues none) */
+    const int pf = KB == 4 && prefetch;
+    int r = 0;
+    if (m >= 3) {
+        if (pf)
+            smallm_group(3, KB, 1, nc, k0, alpha, A, rs_a, cs_a, B, ldb, C, ldc);
+        else
+            smallm_group(3, KB, 0, nc, k0, alpha, A, rs_a, cs_a, B, ldb, C, ldc);
+        r = 3;
+    }
+    for (; r + 3 <= m; r += 3)
+        smallm_group(3, KB, 0, nc, k0, alpha, A + r * rs_a, rs_a, cs_a, B, ldb, C + r * ldc, ldc);
+    if (m - r == 2)
+        smallm_group(2, KB, pf && r == 0, nc, k0, alpha, A + r * rs_a, rs_a, cs_a, B, ldb,
+                     C + r * ldc, ldc);
+    else if (m - r == 1)
+        smallm_group(1, KB, pf && r == 0, nc, k0, alpha, A + r * rs_a, rs_a, cs_a, B, ldb,
+                     C + r * ldc, ldc);
+}
+
 void gemm_f32_smallm_avx2(int m, int64_t n, int64_t K, float alpha, const float *A, int64_t rs_a,
                           int64_t cs_a, const float *B, int64_t ldb, float beta, float *C,
                           int64_t ldc)
 {
-    smallm_generic(m, n, K, alpha, A, rs_a, cs_a, B, ldb, beta, C, ldc);
+    /* C's chunk (m x chunk floats) fills up to 16 KiB of L1: the fewer the
+     * rows, the longer the contiguous run read from each row of B */
+    const int64_t chunk = SM_CHUNK * 8 / (m < 8 ? (m > 1 ? m : 1) : 8);
+    for (int64_t jc = 0; jc < n; jc += chunk) {
+        const int64_t nc = n - jc < chunk ? n - jc : chunk;
+        for (int r = 0; r < m; r++) {
+            float *c = C + r * ldc + jc;
+            for (int64_t j = 0; j < nc; j++)
+                c[j] = beta == 0.0f ? 0.0f : beta * c[j];
+        }
+        int64_t k0 = 0;
+        for (; k0 + 4 <= K; k0 += 4)
+            smallm_kstep(4, k0 + 8 <= K, m, nc, k0, alpha, A, rs_a, cs_a, B + jc, ldb, C + jc,
+                         ldc);
+        if (K - k0 == 3)
+            smallm_kstep(3, 0, m, nc, k0, alpha, A, rs_a, cs_a, B + jc, ldb, C + jc, ldc);
+        else if (K - k0 == 2)
+            smallm_kstep(2, 0, m, nc, k0, alpha, A, rs_a, cs_a, B + jc, ldb, C + jc, ldc);
+        else if (K - k0 == 1)
+            smallm_kstep(1, 0, m, nc, k0, alpha, A, rs_a, cs_a, B + jc, ldb, C + jc, ldc);
+    }
 }
 
 #define S16_STEP(ao, bo)                                                                          \
