@@ -438,7 +438,35 @@ static void gemm_task(void *ctx, size_t begin, size_t end, int worker)
     }
 }
 
-/* Chooses the thread grid and runs. */
+/* The tm x tn grid of `tasks` tasks with the least per-task area (ties go
+ * to splitting N: each task then reads only its part of B); 0 when no grid
+ * fits the tile counts. */
+static int task_grid(const gjob_t *j, int tasks, int64_t mt, int64_t nt, int *tm_out, int *tn_out)
+{
+    const int mr = j->kn.mr, nr = j->kn.nr;
+    double best = -1;
+    for (int tm = 1; tm <= tasks; tm++) {
+        if (tasks % tm)
+            continue;
+        int tn = tasks / tm;
+        if (tm > mt || tn > nt || (j->direct && tm > 1))
+            continue;
+        double area = (double)((mt + tm - 1) / tm * mr) * (double)((nt + tn - 1) / tn * nr);
+        if (best < 0 || area < best) {
+            best = area;
+            *tm_out = tm;
+            *tn_out = tn;
+        }
+    }
+    return best >= 0;
+}
+
+/* Chooses the task grid and runs. With several threads a product large
+ * enough is cut into up to 4 tasks per thread, claimed dynamically by the
+ * pool's workers: on a shared machine (or one with cores of different
+ * speeds) a thread slowed by a neighbour then takes fewer tasks instead of
+ * holding everyone at the barrier, at the price of packing a little more
+ * (each task packs its own rows of A and columns of B). */
 static void gemm_launch(gjob_t *j, const kctx_t *k)
 {
     const int mr = j->kn.mr, nr = j->kn.nr;
@@ -447,32 +475,30 @@ static void gemm_launch(gjob_t *j, const kctx_t *k)
     double macs = (double)j->M * (double)j->N * (double)(j->K > 0 ? j->K : 1);
     if (macs < (double)(1 << 18))
         threads = 1; /* a few microseconds of work: a dispatch would cost as much */
-    if ((double)threads > (double)mt * (double)nt)
-        threads = (int)(mt * nt);
-    if (j->direct && threads > nt)
-        threads = (int)nt;
-    int best_tm = 1, best_tn = threads;
-    double best = -1;
-    for (int tm = 1; tm <= threads; tm++) {
-        if (threads % tm)
-            continue;
-        int tn = threads / tm;
-        if (tm > mt || tn > nt || (j->direct && tm > 1))
-            continue;
-        double area = (double)((mt + tm - 1) / tm * mr) * (double)((nt + tn - 1) / tn * nr);
-        /* ties go to splitting N: each thread then reads only its part of B */
-        if (best < 0 || area < best) {
-            best = area;
-            best_tm = tm;
-            best_tn = tn;
+    int tm = 1, tn = 1;
+    if (threads > 1) {
+        /* at least ~2^22 multiply-adds (~0.1 ms) per task */
+        int per = macs >= 4.0 * threads * (double)(1 << 22) ? 4
+                  : macs >= 2.0 * threads * (double)(1 << 22) ? 2 : 1;
+        for (; per >= 1; per /= 2)
+            if (task_grid(j, threads * per, mt, nt, &tm, &tn))
+                break;
+        if (per < 1) {
+            /* fewer tiles than threads: as many tasks as there are tiles */
+            int tasks = (int)((double)mt * (double)nt < threads ? mt * nt : threads);
+            if (j->direct && tasks > nt)
+                tasks = (int)nt;
+            for (; tasks > 1; tasks--)
+                if (task_grid(j, tasks, mt, nt, &tm, &tn))
+                    break;
+            if (tasks <= 1)
+                tm = tn = 1;
         }
     }
-    if (best < 0)
-        best_tm = best_tn = 1;
-    j->tm = best_tm;
-    j->tn = best_tn;
-    threads = best_tm * best_tn;
-    base_pool_parallel_for_1d(threads > 1 ? k->pool : NULL, (size_t)threads, 1, gemm_task, j);
+    j->tm = tm;
+    j->tn = tn;
+    int tasks = tm * tn;
+    base_pool_parallel_for_1d(tasks > 1 ? k->pool : NULL, (size_t)tasks, 1, gemm_task, j);
 }
 
 static void job_init(gjob_t *j, const gemm_kern_t *kn, int transA, int transB, int64_t M,
