@@ -273,6 +273,7 @@ static void make(const gemm_kern_t *row, gemm_kern_t *kn)
         kn->ctx = v;
         kn->mr = v->mr;
         kn->nr = v->nr;
+        kn->b_in_l1 = v->b_in_l1; /* f32 panels: the f32 variant's loop order and blocking */
     }
 }
 
