@@ -436,6 +436,14 @@ static int gemm_peak(int threads, int dtype, peak_info_t *pk)
     if (tool_get_peaks("bench gemm", threads, 0, &r, pk->source, sizeof pk->source, stderr))
         return BENCH_FAIL;
     pk->gflops = dtype == 1 ? r.bf16_gflops : dtype == 2 ? r.s8_gops : r.f32_gflops;
+    if (dtype == 1 && !(pk->gflops > 0)) {
+        /* no bf16 dot instruction: the bf16 GEMM converts its panels to f32
+         * and runs the f32 kernel, so the f32 FMA rate is its ceiling */
+        pk->gflops = r.f32_gflops;
+        size_t len = strlen(pk->source);
+        snprintf(pk->source + len, sizeof pk->source - len,
+                 "; no bf16 dot on this CPU: the f32 FMA peak");
+    }
     return BENCH_OK;
 }
 
