@@ -314,8 +314,13 @@ dw_padded(const conv_params_t *p, const float *x, int64_t S, int64_t PW, dw_row_
                 const float *src = x + ih * IW;
                 float *dst = pr + PL;
                 int64_t i = 0;
-                for (; i + 8 <= IW; i += 8)
-                    _mm256_storeu_ps(dst + i, _mm256_loadu_ps(src + i));
+                for (; i + 8 <= IW; i += 8) {
+                    __m256 v = _mm256_loadu_ps(src + i);
+                    /* an empty asm on the value keeps GCC from turning the loop
+                     * into a memcpy call (with a vzeroupper) per row */
+                    __asm__("" : "+x"(v));
+                    _mm256_storeu_ps(dst + i, v);
+                }
                 for (; i < IW; i++)
                     dst[i] = src[i];
                 tag[slot] = ih;

@@ -70,8 +70,11 @@ static inline int KP(rows)(KP(ring_t) *r, const float *x, const kpool_geom_t *g,
             const float *src = x + ih * g->W;
             float *dst = pr + g->pbw;
             int64_t i = 0;
-            for (; i + PN <= g->W; i += PN)
-                PV_STOREU(dst + i, PV_LOADU(src + i));
+            for (; i + PN <= g->W; i += PN) {
+                pv v = PV_LOADU(src + i);
+                __asm__("" : "+x"(v)); /* not a memcpy call (see conv/x86_avx2.c) */
+                PV_STOREU(dst + i, v);
+            }
             for (; i < g->W; i++)
                 dst[i] = src[i];
             r->tag[slot] = ih;
