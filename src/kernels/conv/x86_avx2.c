@@ -408,6 +408,87 @@ static void dw_direct_sn(const conv_params_t *p, const float *x, const float *w,
     dw_direct(p, x, w, 0, r, res, y);
 }
 
+/* Small planes at stride 1 (MobileNet's 7x7 to 56x56): the row path pays a
+ * setup per output row that outweighs the few vectors of a 7- or 14-wide
+ * row. Here the plane is copied once into a zero-padded PH x PW buffer and
+ * the output computed on the flattened padded grid: output (oh, ow) sits at
+ * flat index oh*PW + ow, and tap (kh, kw) reads flat index + kh*dh*PW +
+ * kw*dw, so every output vector is a run of plain loads whatever its row.
+ * The PW - OW columns past each row's end are computed and dropped (2 of 9
+ * on a 7x7 plane); the rows are then stored with the epilogue. 8 vectors
+ * (8 FMA chains) at a time, the last block running into the buffers'
+ * slack rather than falling back to single, latency-bound vectors. */
+#define DW_FLAT_FLOATS 4096
+
+/* The padded grid a stride-1 plane reads: PH x PW = (OH + (KH-1)*dh) x
+ * (OW + (KW-1)*dw), the input at (pad_top, pad_left), zeros elsewhere
+ * (input rows or columns past the grid, when the end padding is negative,
+ * are never read). */
+static int dw_flat_fits(const conv_params_t *p)
+{
+    const int64_t PH = p->out[1] + (p->kernel[1] - 1) * p->dilation[1];
+    const int64_t PW = p->out[2] + (p->kernel[2] - 1) * p->dilation[2];
+    return p->stride[1] == 1 && p->stride[2] == 1 && p->out[2] < 64 && p->pad[1] >= 0 &&
+           p->pad[2] >= 0 && p->pad[1] < PH && p->pad[2] < PW && PH * PW + 64 <= DW_FLAT_FLOATS;
+}
+
+static void dw_flat_s1(const conv_params_t *p, const float *x, const float *w, const dw_row_t *r,
+                       const float *res, float *y)
+{
+    const int64_t IH = p->in[1], IW = p->in[2], OH = p->out[1], OW = p->out[2];
+    const int64_t KH = p->kernel[1], KW = p->kernel[2], dh = p->dilation[1], dwl = p->dilation[2];
+    const int64_t PH = OH + (KH - 1) * dh, PW = OW + (KW - 1) * dwl;
+    const int64_t rows = IH < PH - p->pad[1] ? IH : PH - p->pad[1];
+    const int64_t cols = IW < PW - p->pad[2] ? IW : PW - p->pad[2];
+    float pad[DW_FLAT_FLOATS] __attribute__((aligned(32)));
+    float out[DW_FLAT_FLOATS] __attribute__((aligned(32)));
+    /* the last output block reads up to 63 floats past the grid (at most
+     * PH*PW + 63 from the start): they are zeros */
+    const int64_t npad = PH * PW + 64;
+    for (int64_t i = 0; i + 8 <= npad; i += 8)
+        _mm256_storeu_ps(pad + i, _mm256_setzero_ps());
+    for (int64_t ih = 0; ih < rows; ih++) {
+        const float *src = x + ih * IW;
+        float *dst = pad + (ih + p->pad[1]) * PW + p->pad[2];
+        int64_t i = 0;
+        for (; i + 8 <= cols; i += 8) {
+            __m256 v = _mm256_loadu_ps(src + i);
+            __asm__("" : "+x"(v)); /* a vector loop, not a memcpy call */
+            _mm256_storeu_ps(dst + i, v);
+        }
+        /* the row's tail: a masked load (nothing past the row is read) and a
+         * full store, whose spare zero lanes land in this row's right
+         * padding, the next row's cells (written after) or the slack */
+        if (i < cols)
+            _mm256_storeu_ps(dst + i, _mm256_maskload_ps(src + i, mask_range(0, (int)(cols - i))));
+    }
+    const int64_t n = OH * PW; /* flat outputs; the last block of 64 runs past them */
+    const __m256 vb = _mm256_set1_ps(r->bias);
+    for (int64_t i = 0; i < n; i += 64) {
+        __m256 a[8];
+        for (int v = 0; v < 8; v++)
+            a[v] = vb;
+        for (int64_t kh = 0; kh < KH; kh++)
+            for (int64_t kw = 0; kw < KW; kw++) {
+                const __m256 wv = _mm256_broadcast_ss(w + kh * KW + kw);
+                const float *b = pad + i + kh * dh * PW + kw * dwl;
+#pragma GCC unroll 8
+                for (int v = 0; v < 8; v++)
+                    a[v] = _mm256_fmadd_ps(wv, _mm256_loadu_ps(b + 8 * v), a[v]);
+            }
+        for (int v = 0; v < 8; v++)
+            _mm256_store_ps(out + i + 8 * v, a[v]);
+    }
+    for (int64_t oh = 0; oh < OH; oh++) {
+        const float *o = out + oh * PW;
+        const float *rr = res ? res + oh * OW : NULL;
+        float *yr = y + oh * OW;
+        for (int64_t ow = 0; ow < OW; ow += 8)
+            dw_store(r, _mm256_loadu_ps(o + ow), rr ? rr + ow : NULL, yr + ow,
+                     OW - ow < 8 ? (int)(OW - ow) : 8);
+    }
+}
+
 void conv_dw_plane_f32_avx2(const conv_params_t *p, const float *x, const float *w, float bias,
                             const conv_post_t *post, const float *res, float *y)
 {
@@ -424,7 +505,9 @@ void conv_dw_plane_f32_avx2(const conv_params_t *p, const float *x, const float 
     r.simple = !post || (dw_act_simple(post->act) && dw_act_simple(post->post_act));
     r.wr[0] = w;
     int64_t pw;
-    if (dw_padded_fits(p, &pw)) {
+    if (dw_flat_fits(p)) {
+        dw_flat_s1(p, x, w, &r, res, y);
+    } else if (dw_padded_fits(p, &pw)) {
         if (sw == 1)
             dw_padded_s1(p, x, pw, &r, res, y);
         else if (sw == 2)
