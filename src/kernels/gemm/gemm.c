@@ -254,13 +254,18 @@ static void run_packed_range(const gjob_t *j, int64_t m0, int64_t m1, int64_t n0
                         kn->pack_a(kn, j->ta, j->A, j->lda, ic, pc, mc, kc, dst);
                     ap = dst;
                 }
-                /* the inner loop sweeps the operand that is not kept in L1 */
+                /* The inner loop sweeps the operand that is not kept in L1.
+                 * A short K block (a 1x1 convolution over few channels) is
+                 * bound by storing C rather than by either operand: then the
+                 * tiles go along C's rows, so that consecutive tiles store to
+                 * the same few pages instead of one page per row of the block. */
+                const int b_in_l1 = kn->b_in_l1 && kc >= 64;
                 const int64_t nir = (mc + mr - 1) / mr, njr = (nc + nr - 1) / nr;
-                const int64_t outer = kn->b_in_l1 ? njr : nir, inner = kn->b_in_l1 ? nir : njr;
+                const int64_t outer = b_in_l1 ? njr : nir, inner = b_in_l1 ? nir : njr;
                 for (int64_t o = 0; o < outer; o++) {
                     for (int64_t q = 0; q < inner; q++) {
-                        const int64_t ir = (kn->b_in_l1 ? q : o) * mr;
-                        const int64_t jr = (kn->b_in_l1 ? o : q) * nr;
+                        const int64_t ir = (b_in_l1 ? q : o) * mr;
+                        const int64_t jr = (b_in_l1 ? o : q) * nr;
                         const gemm_tile_epi_t *e =
                             last ? tile_epi(j->epi, ic + ir, jc + jr, &te) : NULL;
                         kn->uk(kn, kc, ap + (size_t)(ir * kcp) * es, bp + (size_t)(jr * kcp) * es,
