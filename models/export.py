@@ -28,6 +28,8 @@ Test set (tests/models/, each under 2 MB, committed; the same code at small size
   t_resnet     ResNet-50-style: 7x7/2 stem, max pool, one torchvision Bottleneck (with
                downsample) per stage at 8/16/32/64 planes, global pool, FC; x [1,3,64,64]
   t_mobilenet  torchvision MobileNetV2 at width 0.25, 10 classes, x [1,3,64,64]
+  t_llama_mlp  LLaMA-style pre-norm MLP blocks: 2 x (x + down(silu(gate(h)) * up(h)), h =
+               RMSNorm(x)), final RMSNorm; hidden 64, FFN 176, no biases, x [2,16,64]
 
 Random weights. For the CNNs the BatchNorm statistics are calibrated on random inputs (train
 mode, cumulative averages) before export: torchvision's initialisation makes MobileNetV2's
@@ -157,6 +159,47 @@ class GPT2Stack(nn.Module):
         return self.ln_f(x)
 
 
+# ---- LLaMA-style MLP blocks (RMSNorm, SwiGLU) -------------------------------------------------
+
+
+class RMSNorm(nn.Module):
+    """Written out as LLaMA's reference code does (torch 1.13 has no nn.RMSNorm); exports as
+    Pow, ReduceMean, Add, Sqrt, Div (torch.rsqrt), Mul, Mul."""
+
+    def __init__(self, d, eps=1e-6):
+        super().__init__()
+        self.eps = eps
+        self.weight = nn.Parameter(1 + 0.1 * torch.randn(d))
+
+    def forward(self, x):
+        return x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + self.eps) * self.weight
+
+
+class SwiGLUBlock(nn.Module):
+    def __init__(self, d, f):
+        super().__init__()
+        self.norm = RMSNorm(d)
+        self.gate = nn.Linear(d, f, bias=False)
+        self.up = nn.Linear(d, f, bias=False)
+        self.down = nn.Linear(f, d, bias=False)
+
+    def forward(self, x):
+        h = self.norm(x)
+        return x + self.down(F.silu(self.gate(h)) * self.up(h))
+
+
+class LlamaMLPStack(nn.Module):
+    def __init__(self, layers=2, d=64, f=176):
+        super().__init__()
+        self.blocks = nn.ModuleList([SwiGLUBlock(d, f) for _ in range(layers)])
+        self.norm = RMSNorm(d)
+
+    def forward(self, x):
+        for b in self.blocks:
+            x = b(x)
+        return self.norm(x)
+
+
 # ---- CNNs ------------------------------------------------------------------------------------
 
 
@@ -228,10 +271,11 @@ MODELS = {
     "t_resnet": (TinyResNet, [("x", (1, 3, 64, 64), "f32")], ["y"]),
     "t_mobilenet": (lambda: torchvision.models.mobilenet_v2(weights=None, num_classes=10, width_mult=0.25),
                     [("x", (1, 3, 64, 64), "f32")], ["y"]),
+    "t_llama_mlp": (LlamaMLPStack, [("x", (2, 16, 64), "f32")], ["y"]),
 }
 BENCH_SET = ["encoder_s128_b1", "encoder_s128_b8", "encoder_s512_b1", "gpt2stack", "resnet50",
              "mobilenetv2"]
-TEST_SET = ["t_encoder", "t_minilm", "t_gpt2", "t_resnet", "t_mobilenet"]
+TEST_SET = ["t_encoder", "t_minilm", "t_gpt2", "t_resnet", "t_mobilenet", "t_llama_mlp"]
 
 
 def example_input(shape, kind, g):

@@ -10,6 +10,12 @@
  *               the three products in any order) -> Gelu(x)
  *   GELU (tanh): x * 0.5 * (1 + Tanh(sqrt(2/pi) * (x + 0.044715 x^3)))
  *               (x^3 as Pow(x, 3) or x*(x*x)) -> Gelu(x, approximate = tanh)
+ *   RMSNorm:    s = ReduceMean(x^2) over trailing axes (keepdims), x^2 as
+ *               Pow(x, 2) or x*x; r = s + eps; then x / Sqrt(r), or
+ *               x * (1 / Sqrt(r)), x * Reciprocal(Sqrt(r)), x * Pow(r, -0.5)
+ *               (products in either order); [* weight]
+ *               -> RMSNormalization(x, weight or ones, axis, epsilon)
+ *   SiLU:       x * Sigmoid(x) (either order) -> Swish(x) (alpha = 1)
  *
  * A pattern is rewritten only when none of its intermediate values is used
  * outside it or is a graph output. Constants are compared with a relative
@@ -344,6 +350,127 @@ static cairn_status_t layer_norm(rw_t *r, int m1)
                        ng);
 }
 
+/* A constant of dtype t filled with ones, over x's dims [axis, rank) when
+ * they are all known (so the fast kernels see a full-size scale), else of
+ * shape [1] (which broadcasts). */
+static cairn_status_t ones_scale(rw_t *r, const ir_type_t *xt, int axis, const char *hint, int *out)
+{
+    cairn_dtype_t t = xt->dtype;
+    int64_t dims[CAIRN_MAX_RANK], cnt = 1;
+    int nd = xt->shape.rank - axis;
+    for (int i = 0; i < nd; i++) {
+        dims[i] = xt->shape.d[axis + i];
+        if (!ir_dim_known(dims[i])) {
+            nd = 1, dims[0] = 1, cnt = 1;
+            break;
+        }
+        cnt *= dims[i];
+    }
+    void *buf = malloc(((size_t)cnt + 1) * cairn_dtype_size(t));
+    if (!buf)
+        return base_error(CAIRN_ERR_OUT_OF_MEMORY, "out of memory");
+    for (int64_t i = 0; i < cnt; i++)
+        base_store_from_double(buf, t, i, 1.0);
+    cairn_status_t s = rw_add_const(r, hint, t, nd, dims, buf, out);
+    free(buf);
+    return s;
+}
+
+/* RMSNorm, found from its ReduceMean m (see the top of the file). */
+static cairn_status_t rms_norm(rw_t *r, int m)
+{
+    const ir_graph_t *g = r->g;
+    int grp[8], ng = 0;
+    int sq = g->nodes[m].inputs[0];
+    int ps = rw_producer(r, sq, -1), x = -1;
+    if (ps < 0)
+        return CAIRN_OK;
+    const ir_node_t *pn = &g->nodes[ps];
+    double c;
+    if (pn->op == IR_OP_Pow && rw_const_scalar(g, pn->inputs[1], &c) && c == 2.0)
+        x = pn->inputs[0];
+    else if (pn->op == IR_OP_Mul && pn->inputs[0] == pn->inputs[1])
+        x = pn->inputs[0];
+    if (x < 0 || !is_float(g, x) || g->values[x].type.shape.rank < 1)
+        return CAIRN_OK;
+    const ir_type_t *xt = &g->values[x].type;
+    int axis = trailing_axes(&g->nodes[m], xt->shape.rank);
+    if (axis < 0)
+        return CAIRN_OK;
+    int mo = g->nodes[m].outputs[0];
+    int ae = rw_sole_consumer(r, mo);
+    double eps;
+    if (ae < 0 || g->nodes[ae].op != IR_OP_Add ||
+        !rw_const_scalar(g, rw_other_input(&g->nodes[ae], mo), &eps) || !(eps >= 0))
+        return CAIRN_OK;
+    grp[ng++] = ps, grp[ng++] = m, grp[ng++] = ae;
+    int ao = g->nodes[ae].outputs[0];
+    int k = rw_sole_consumer(r, ao), last = -1, inv = -1;
+    if (k < 0)
+        return CAIRN_OK;
+    const ir_node_t *kn = &g->nodes[k];
+    if (kn->op == IR_OP_Sqrt) {
+        grp[ng++] = k;
+        int so = kn->outputs[0];
+        int d = rw_sole_consumer(r, so);
+        if (d < 0)
+            return CAIRN_OK;
+        const ir_node_t *dn = &g->nodes[d];
+        if (dn->op == IR_OP_Div && dn->inputs[1] == so && dn->inputs[0] == x)
+            last = d; /* x / rms */
+        else if (dn->op == IR_OP_Div && dn->inputs[1] == so &&
+                 rw_const_scalar(g, dn->inputs[0], &c) && c == 1.0)
+            inv = dn->outputs[0]; /* 1 / rms: torch.rsqrt */
+        else if (dn->op == IR_OP_Reciprocal)
+            inv = dn->outputs[0];
+        else
+            return CAIRN_OK;
+        grp[ng++] = d;
+    } else if (kn->op == IR_OP_Pow && kn->inputs[0] == ao && rw_const_scalar(g, kn->inputs[1], &c) &&
+               c == -0.5) {
+        grp[ng++] = k;
+        inv = kn->outputs[0];
+    } else {
+        return CAIRN_OK;
+    }
+    if (inv >= 0) {
+        int mu = rw_sole_consumer(r, inv);
+        if (mu < 0 || g->nodes[mu].op != IR_OP_Mul || rw_other_input(&g->nodes[mu], inv) != x)
+            return CAIRN_OK;
+        grp[ng++] = last = mu;
+    }
+    int cur = g->nodes[last].outputs[0], scale = -1;
+    int mw = rw_sole_consumer(r, cur);
+    if (mw >= 0 && g->nodes[mw].op == IR_OP_Mul &&
+        (scale = const_input(r, mw, cur, xt->dtype)) >= 0)
+        grp[ng++] = last = mw;
+    /* a weight that would broadcast the output wider than x is refused by
+     * RMSNormalization's inference, and the pattern stays as it was */
+    if (!rw_group_closed(r, last, grp, ng))
+        return CAIRN_OK;
+    if (scale < 0)
+        BASE_TRY(ones_scale(r, xt, axis, "rmsnorm_ones", &scale));
+    int in[2] = {x, scale};
+    cairn_attr_t attrs[2] = {
+        {"axis", CAIRN_ATTR_INT, axis, 0.0f, NULL, NULL, NULL, 0, NULL},
+        {"epsilon", CAIRN_ATTR_FLOAT, 0, (float)eps, NULL, NULL, NULL, 0, NULL}};
+    return try_replace(r, last, IR_OP_RMSNormalization, in, 2, attrs, 2, grp, ng);
+}
+
+/* SiLU, found from its Sigmoid s. */
+static cairn_status_t silu(rw_t *r, int s)
+{
+    const ir_graph_t *g = r->g;
+    int x = g->nodes[s].inputs[0], so = g->nodes[s].outputs[0];
+    if (!is_float(g, x))
+        return CAIRN_OK;
+    int mu = rw_sole_consumer(r, so);
+    if (mu < 0 || g->nodes[mu].op != IR_OP_Mul || rw_other_input(&g->nodes[mu], so) != x)
+        return CAIRN_OK;
+    int grp[2] = {s, mu};
+    return try_replace(r, mu, IR_OP_Swish, &x, 1, NULL, 0, grp, 2);
+}
+
 cairn_status_t pass_canonicalize(ir_graph_t *g, const pass_ctx_t *c)
 {
     (void)c;
@@ -354,9 +481,14 @@ cairn_status_t pass_canonicalize(ir_graph_t *g, const pass_ctx_t *c)
         if (r.dead[i])
             continue;
         switch (g->nodes[i].op) {
-        case IR_OP_ReduceMean: s = layer_norm(&r, i); break;
+        case IR_OP_ReduceMean:
+            s = layer_norm(&r, i);
+            if (s == CAIRN_OK && !r.dead[i] && g->nodes[i].op == IR_OP_ReduceMean)
+                s = rms_norm(&r, i);
+            break;
         case IR_OP_Erf: s = gelu_erf(&r, i); break;
         case IR_OP_Tanh: s = gelu_tanh(&r, i); break;
+        case IR_OP_Sigmoid: s = silu(&r, i); break;
         default: break;
         }
     }

@@ -2,7 +2,8 @@
  * GEMM epilogue fusion: MatMul(X, W) with W a constant 2-D f32 matrix,
  * followed by any of (in this order)
  *   Add(bias)     bias constant, N elements along the last dim
- *   activation    Relu, Sigmoid, Gelu (erf or tanh), Clip (constant bounds)
+ *   activation    Relu, Sigmoid, Gelu (erf or tanh), Swish with alpha 1
+ *                 (SiLU), Clip (constant bounds)
  *   Add(residual) any f32 tensor of exactly the output's shape
  *   activation    the same kinds, after the residual (only with the Add)
  * becomes one FusedMatMul, whose GEMM applies them to each tile before it

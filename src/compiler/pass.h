@@ -36,7 +36,8 @@ cairn_status_t pass_fold(ir_graph_t *g, const pass_ctx_t *c);
  * are removed, then values nothing refers to. */
 cairn_status_t pass_dce(ir_graph_t *g, const pass_ctx_t *c);
 /* Canonicalisation of exported patterns: decomposed LayerNorm ->
- * LayerNormalization, erf/tanh GELU chains -> Gelu. */
+ * LayerNormalization, erf/tanh GELU chains -> Gelu, decomposed RMSNorm ->
+ * RMSNormalization, x * Sigmoid(x) -> Swish (SiLU). */
 cairn_status_t pass_canonicalize(ir_graph_t *g, const pass_ctx_t *c);
 /* BatchNormalization folding: Conv(X, const W, [const B]) -> inference
  * BatchNormalization with constant parameters becomes Conv(X, W', B'). */

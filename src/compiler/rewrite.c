@@ -396,6 +396,13 @@ int rw_epilogue_activation(const ir_graph_t *g, int a, int v, int allow_gelu, ge
         *act = ap && ap->s && !strcmp(ap->s, "tanh") ? GEMM_ACT_GELU_TANH : GEMM_ACT_GELU_ERF;
         return 1;
     }
+    case IR_OP_Swish: { /* SiLU, x * sigmoid(x), only (alpha = 1) */
+        const ir_attr_t *al = ir_node_attr(n, "alpha");
+        if (!allow_gelu || (al && al->f != 1.0f))
+            return 0;
+        *act = GEMM_ACT_SILU;
+        return 1;
+    }
     case IR_OP_Clip: {
         double x;
         for (int k = 1; k < n->n_inputs; k++) {

@@ -44,7 +44,8 @@ int rw_const_scalar(const ir_graph_t *g, int v, double *out);
 int rw_other_input(const ir_node_t *n, int v);
 /* The GEMM-epilogue activation that node a applies to its input v: Relu,
  * Sigmoid, Clip with constant f32 bounds (*lo, *hi), and Gelu (erf or tanh)
- * when allow_gelu. 0 when a is none of these or does not read v first. */
+ * and Swish with alpha 1 (SiLU) when allow_gelu. 0 when a is none of these
+ * or does not read v first. */
 int rw_epilogue_activation(const ir_graph_t *g, int a, int v, int allow_gelu, gemm_act_t *act,
                            float *lo, float *hi);
 /* |a - b| <= tol * |b| */

@@ -8,6 +8,7 @@
 #include "kernels/conv/conv.h"
 #include "kernels/attn/attn.h"
 #include "kernels/gemm/gemm.h"
+#include "kernels/norm/fast.h"
 #include "kernels/pool/fast.h"
 #include "profile/profile.h"
 
@@ -532,6 +533,20 @@ static const char *epilogue_str(const plan_step_t *st, int act_slot, int post_sl
     return buf;
 }
 
+/* An RMSNormalization step that the fast f32 kernel runs: f32 data and a
+ * full-size f32 scale (knorm_rmsnorm_f32_fast's conditions). */
+static int rms_fast(const plan_step_t *st)
+{
+    int axis;
+    if (st->n_in < 2 || st->in[0].dtype != CAIRN_F32 || st->in[1].dtype != CAIRN_F32 ||
+        !knorm_f32_select()->rmsnorm || ir_norm_axis(ir_attr_i(st->n, 0), st->in[0].rank, &axis))
+        return 0;
+    int64_t d = 1;
+    for (int i = axis; i < st->in[0].rank; i++)
+        d *= st->in[0].shape[i];
+    return d > 0 && kt_numel(&st->in[1]) == d;
+}
+
 /* What the profiler shows for each step: its node, the source-model nodes
  * it covers, the kernel variant and the cost model's FLOPs and bytes. */
 void plan_step_kernel(const plan_step_t *st, char *buf, size_t cap)
@@ -575,6 +590,8 @@ void plan_step_kernel(const plan_step_t *st, char *buf, size_t cap)
         /* the vectorised 2-D planes (global average: any rank); other
          * geometries fall back to the reference inside the kernel */
         snprintf(buf, cap, "pool %s", kpool_f32_variant_name());
+    } else if (n->op == IR_OP_RMSNormalization && rms_fast(st)) {
+        snprintf(buf, cap, "rmsnorm %s", knorm_f32_select()->name);
     } else {
         snprintf(buf, cap, "ref");
     }

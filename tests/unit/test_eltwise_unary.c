@@ -86,6 +86,12 @@ static void test_literals(void)
     CHECK(o[0] == 0.5f && o[1] == 1 && o[2] == 0);
     CHECK_OK(run1("HardSwish", F32(4, ((float[]){-3, 0, 3, 1})), NULL, 0, &out4));
     CHECK(o[0] == 0 && o[1] == 0 && o[2] == 3 && fabs(o[3] - 2 / 3.0) < 1e-7);
+    /* Swish: 0, 1 * sigmoid(1), x for large x, -0 (a tiny negative) for large -x */
+    CHECK_OK(run1("Swish", F32(4, ((float[]){0, 1, 100, -100})), NULL, 0, &out4));
+    CHECK(o[0] == 0 && fabs(o[1] - 0.731058579) < 1e-7 && o[2] == 100 && o[3] <= 0 &&
+          o[3] > -1e-30);
+    CHECK_OK(run1("Swish", F32(2, ((float[]){2, -2})), &a2, 1, &out2)); /* alpha 2 */
+    CHECK(fabs(o[0] - 2 * 0.982013790) < 2e-7 && fabs(o[1] + 2 * 0.017986210) < 2e-8);
     CHECK_OK(run1("Floor", F32(2, ((float[]){-1.5f, 1.5f})), NULL, 0, &out2));
     CHECK(o[0] == -2 && o[1] == 1);
     CHECK_OK(run1("Ceil", F32(2, ((float[]){-1.5f, 1.5f})), NULL, 0, &out2));
@@ -249,6 +255,8 @@ static double r_hswish(double x)
     double v = x / 6 + 0.5;
     return x * (v < 0 ? 0 : v > 1 ? 1 : v);
 }
+static double r_swish(double x) { return x / (1 + exp(-x)); }
+static double r_swish_half(double x) { return x / (1 + exp(-0.5 * x)); } /* alpha 0.5 */
 static double r_round(double x)
 {
     double f = floor(x), d = x - f;
@@ -289,6 +297,8 @@ static const uop_t uops[] = {
     {"Selu", r_selu, -4, 3, NULL, 0, NULL, NULL, 0},
     {"HardSigmoid", r_hsig, -5, 5, "alpha", 0.3f, NULL, "beta", 0.4f},
     {"HardSwish", r_hswish, -5, 5, NULL, 0, NULL, NULL, 0},
+    {"Swish", r_swish, -20, 20, NULL, 0, NULL, NULL, 0},          /* SiLU: the fast path */
+    {"Swish", r_swish_half, -20, 20, "alpha", 0.5f, NULL, NULL, 0}, /* the reference */
     {"Floor", floor, -9, 9, NULL, 0, NULL, NULL, 0},
     {"Ceil", ceil, -9, 9, NULL, 0, NULL, NULL, 0},
     {"Round", r_round, -9, 9, NULL, 0, NULL, NULL, 0},

@@ -1,5 +1,5 @@
 /*
- * The fast f32 Softmax / LogSoftmax / LayerNorm kernels
+ * The fast f32 Softmax / LogSoftmax / LayerNorm / RMSNorm kernels
  * (src/kernels/norm/fast.c and its ISA variants) against the reference
  * kernels (which compute in double), for every variant this CPU runs plus
  * the dispatched one (ctest also runs this under CAIRN_ISA=ref/avx2/
@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const int64_t dims[] = {1, 15, 16, 17, 31, 33, 128, 1000};
+static const int64_t dims[] = {1, 15, 16, 17, 31, 32, 33, 63, 64, 65, 128, 1000, 4099};
 #define ND ((int)(sizeof dims / sizeof dims[0]))
 static const int64_t rowss[] = {1, 3, 70};
 #define NR ((int)(sizeof rowss / sizeof rowss[0]))
@@ -109,10 +109,43 @@ static void run(const knorm_f32_variant_t *v, const kctx_t *k, check_rng_t *rng)
                     CHECK(fabs(isd[i] - risd[i]) <= rel * fabs(risd[i]));
                 }
             }
+            {
+                /* RMSNorm: the bound of norm/fast.h with VLEN = 8, doubled */
+                ktensor_t ts = t1(sc, d);
+                knorm_layer_params_t p = {1, 1e-6};
+                void *ws = malloc(knorm_rmsnorm_ws_bytes(&tx, 1));
+                poison(y, n);
+                CHECK_OK(knorm_rmsnorm(&tx, &ts, &tr, &p, ws, k));
+                free(ws);
+                int done = knorm_rmsnorm_f32_fast(v, &tx, &ts, &ty, &p, k);
+                CHECK(done == (sel->rmsnorm != NULL));
+                double rel = 2 * (((double)d / 32 + 3 + 7) / 2 + 2) * U;
+                int bad = 0;
+                for (int64_t i = 0; done && i < n && bad < 3; i++)
+                    if (!(fabs((double)y[i] - r[i]) <= rel * fabs(r[i]) + 1e-37)) {
+                        bad++;
+                        CHECK_MSG(0, "%s rmsnorm d=%lld rows=%lld [%lld]: %.9g vs %.9g", sel->name,
+                                  (long long)d, (long long)rows, (long long)i, (double)y[i],
+                                  (double)r[i]);
+                    }
+                /* not covered: a broadcast scale, an axis that is not the
+                 * trailing one's start when d differs from the scale */
+                ktensor_t t1s = t1(sc, 1);
+                if (d > 1)
+                    CHECK(knorm_rmsnorm_f32_fast(v, &tx, &t1s, &ty, &p, k) == 0);
+                knorm_layer_params_t p0 = {0, 1e-6};
+                if (rows > 1)
+                    CHECK(knorm_rmsnorm_f32_fast(v, &tx, &ts, &ty, &p0, k) == 0);
+            }
             /* not covered: softmax over a non-last axis, f64 data */
             CHECK(knorm_softmax_f32_fast(v, &tx, &ty, 0, 0, k) == 0);
             tx.dtype = CAIRN_F64;
             CHECK(knorm_softmax_f32_fast(v, &tx, &ty, 1, 0, k) == 0);
+            {
+                ktensor_t ts = t1(sc, d);
+                knorm_layer_params_t p = {1, 1e-6};
+                CHECK(knorm_rmsnorm_f32_fast(v, &tx, &ts, &ty, &p, k) == 0);
+            }
             free(x), free(y), free(r), free(sc), free(bi);
         }
 }

@@ -1,6 +1,6 @@
 /*
- * Softmax, LogSoftmax, LayerNormalization, BatchNormalization and
- * InstanceNormalization through the public API: literal hand-computed
+ * Softmax, LogSoftmax, LayerNormalization, RMSNormalization,
+ * BatchNormalization and InstanceNormalization through the public API: literal hand-computed
  * cases, random cases against double-precision formulations written here
  * (softmax without the max shift, variance as E[x^2] - E[x]^2), every dtype,
  * every axis of ranks 1..5, and the error paths.
@@ -294,6 +294,139 @@ static void test_layernorm_errors(void)
     drop(&x), drop(&s_bad), drop(&s_ok), drop(&s_big), drop(&s_f64), drop(&y[0]);
 }
 
+/* ---- RMSNormalization ---- */
+
+static void test_rmsnorm_literal(void)
+{
+    /* mean of squares 30/4 = 7.5; y = x * 2 / sqrt(7.5) */
+    int64_t sh[2] = {1, 4}, psh[1] = {4};
+    const double xv[4] = {1, 2, 3, -4}, sc[4] = {2, 2, 2, 2};
+    const double k = 2 / 2.73861278752583057;
+    const double want[4] = {k, 2 * k, 3 * k, -4 * k};
+    for (int ti = 0; ti < 4; ti++) {
+        cairn_dtype_t t = float_types[ti];
+        cairn_tensor_t in[2] = {from_doubles(t, 2, sh, xv), from_doubles(t, 1, psh, sc)};
+        cairn_tensor_t out[1] = {make_out(t, 2, sh)};
+        cairn_attr_t eps = cairn_attr_float("epsilon", 0.0f);
+        CHECK_OK(run_op("RMSNormalization", in, 2, 0, &eps, 1, out, 1));
+        check_near(&out[0], want, tol_of(t), "rmsnorm literal Y");
+        drop(&in[0]), drop(&in[1]), drop(&out[0]);
+    }
+}
+
+/* One random RMSNormalization case: x of shape sh, axis, scale of rank sr
+ * (its dims: 1 where bit d of ones_mask is set, else x's). */
+static void rmsnorm_case(check_rng_t *r, cairn_dtype_t t, int rank, const int64_t *sh, int axis,
+                         int sr, unsigned ones_mask)
+{
+    int ax = axis < 0 ? axis + rank : axis;
+    int nd = rank - ax;
+    int64_t psh[8];
+    for (int d = 0; d < sr; d++)
+        psh[d] = (ones_mask >> d) & 1 ? 1 : sh[rank - sr + d];
+    cairn_tensor_t in[2];
+    in[0] = make_rand(r, t, rank, sh, -3, 3);
+    in[1] = make_rand(r, t, sr, psh, 0.5, 2);
+    int64_t rows = 1, d = 1;
+    for (int i = 0; i < rank; i++) {
+        if (i < ax)
+            rows *= sh[i];
+        else
+            d *= sh[i];
+    }
+    int64_t n = rows * d;
+    double *want = malloc((size_t)(n ? n : 1) * sizeof *want);
+    const double eps = (float)1e-3; /* the attribute is a float */
+    for (int64_t row = 0; row < rows; row++) {
+        double s2 = 0;
+        for (int64_t j = 0; j < d; j++) {
+            double v = at(&in[0], row * d + j);
+            s2 += v * v;
+        }
+        double rms = sqrt(s2 / (double)d + eps);
+        for (int64_t j = 0; j < d; j++) {
+            int64_t rem = j, so = 0, stride = 1;
+            int64_t idx[8];
+            for (int q = nd - 1; q >= 0; q--) {
+                idx[q] = rem % sh[ax + q];
+                rem /= sh[ax + q];
+            }
+            for (int q = sr - 1; q >= 0; q--) {
+                int64_t di = idx[nd - sr + q];
+                so += (psh[q] == 1 ? 0 : di) * stride;
+                stride *= psh[q];
+            }
+            want[row * d + j] = at(&in[0], row * d + j) / rms * at(&in[1], so);
+        }
+    }
+    cairn_tensor_t out[1] = {make_out(t, rank, sh)};
+    cairn_attr_t attrs[2] = {cairn_attr_int("axis", axis), cairn_attr_float("epsilon", (float)eps)};
+    CHECK_OK(run_op("RMSNormalization", in, 2, 0, attrs, 2, out, 1));
+    check_near(&out[0], want, 2 * tol_of(t) + 1e-9, "rmsnorm random Y");
+    free(want);
+    drop(&in[0]), drop(&in[1]), drop(&out[0]);
+}
+
+static void test_rmsnorm_random(void)
+{
+    check_rng_t r = {0x5eed0123u};
+    int k = 0;
+    for (int rank = 1; rank <= 5; rank++)
+        for (int axis = -rank; axis < rank; axis++, k++) {
+            int64_t sh[5];
+            rand_shape(&r, rank, sh, rank >= 4 ? 4 : 6);
+            int ax = axis < 0 ? axis + rank : axis;
+            int nd = rank - ax;
+            cairn_dtype_t t = float_types[k % 4];
+            rmsnorm_case(&r, t, rank, sh, axis, nd, 0);
+            if (nd >= 2) { /* broadcast scale: fewer dims, and dims of 1 */
+                rmsnorm_case(&r, t, rank, sh, axis, nd - 1, 0);
+                rmsnorm_case(&r, t, rank, sh, axis, nd, 1u);
+            }
+            rmsnorm_case(&r, t, rank, sh, axis, 1, 1u);
+        }
+    /* rows long enough for every vector path (and its tail) of the fast kernel */
+    int64_t sh[2] = {5, 1031};
+    rmsnorm_case(&r, CAIRN_F32, 2, sh, -1, 1, 0);
+    /* size-1 normalised dim: y = x / sqrt(x^2 + eps) * scale */
+    int64_t sh1[3] = {2, 3, 1};
+    rmsnorm_case(&r, CAIRN_F32, 3, sh1, -1, 1, 0);
+}
+
+static void test_rmsnorm_errors(void)
+{
+    int64_t sh[3] = {2, 3, 4}, bad[1] = {3}, ok1[1] = {4}, big[4] = {1, 2, 3, 4};
+    cairn_tensor_t x = make(CAIRN_F32, 3, sh), s_bad = make(CAIRN_F32, 1, bad);
+    cairn_tensor_t s_ok = make(CAIRN_F32, 1, ok1), s_big = make(CAIRN_F32, 4, big);
+    cairn_tensor_t s_f64 = make(CAIRN_F64, 1, ok1), xi = make(CAIRN_I32, 3, sh);
+    memset(x.data, 0, cairn_tensor_bytes(&x)), memset(xi.data, 0, cairn_tensor_bytes(&xi));
+    memset(s_bad.data, 0, 12), memset(s_ok.data, 0, 16), memset(s_f64.data, 0, 32);
+    memset(s_big.data, 0, cairn_tensor_bytes(&s_big));
+    cairn_tensor_t y[1] = {make_out(CAIRN_F32, 3, sh)};
+    cairn_tensor_t in[2] = {x, s_bad};
+    CHECK_FAILS(run_op("RMSNormalization", in, 2, 0, NULL, 0, y, 1), CAIRN_ERR_SHAPE, "scale");
+    in[1] = s_big;
+    CHECK_FAILS(run_op("RMSNormalization", in, 2, 0, NULL, 0, y, 1), CAIRN_ERR_SHAPE, "rank 4");
+    in[1] = s_f64;
+    CHECK_FAILS(run_op("RMSNormalization", in, 2, 0, NULL, 0, y, 1), CAIRN_ERR_DTYPE, "f64");
+    in[1] = s_ok;
+    cairn_attr_t a = cairn_attr_int("axis", 3);
+    CHECK_FAILS(run_op("RMSNormalization", in, 2, 0, &a, 1, y, 1), CAIRN_ERR_SHAPE, "axis 3");
+    a = cairn_attr_int("axis", -4);
+    CHECK_FAILS(run_op("RMSNormalization", in, 2, 0, &a, 1, y, 1), CAIRN_ERR_SHAPE, "axis -4");
+    a = cairn_attr_int("stash_type", 7);
+    CHECK_FAILS(run_op("RMSNormalization", in, 2, 0, &a, 1, y, 1), CAIRN_ERR_INVALID_ARGUMENT,
+                "stash_type");
+    a = cairn_attr_float("epsilon", -1.0f);
+    CHECK_FAILS(run_op("RMSNormalization", in, 2, 0, &a, 1, y, 1), CAIRN_ERR_INVALID_ARGUMENT,
+                "epsilon");
+    in[0] = xi;
+    CHECK_FAILS(run_op("RMSNormalization", in, 2, 0, NULL, 0, y, 1), CAIRN_ERR_DTYPE, "i32");
+    in[0] = x;
+    CHECK_FAILS(run_op("RMSNormalization", in, 1, 0, NULL, 0, y, 1), CAIRN_ERR_GRAPH, "");
+    drop(&x), drop(&xi), drop(&s_bad), drop(&s_ok), drop(&s_big), drop(&s_f64), drop(&y[0]);
+}
+
 /* ---- BatchNormalization, InstanceNormalization ---- */
 
 static void test_batchnorm(void)
@@ -458,6 +591,12 @@ static void test_norm_empty(void)
     cairn_tensor_t in[2] = {x, from_doubles(CAIRN_F32, 1, psh, ones)};
     cairn_tensor_t out[3] = {y, make_out(CAIRN_F32, 3, msh), make_out(CAIRN_F32, 3, msh)};
     CHECK_OK(run_op("LayerNormalization", in, 2, 0, NULL, 0, out, 3));
+    for (int axis = -3; axis < 3; axis++) { /* empty rows or no rows */
+        cairn_attr_t a = cairn_attr_int("axis", axis);
+        cairn_tensor_t in1[2] = {x, from_doubles(CAIRN_F32, 0, psh, ones)};
+        CHECK_OK(run_op("RMSNormalization", in1, 2, 0, &a, 1, &y, 1));
+        drop(&in1[1]);
+    }
     drop(&x), drop(&y), drop(&in[1]), drop(&out[1]), drop(&out[2]);
 }
 
@@ -470,6 +609,9 @@ int main(void)
     test_layernorm_literal();
     test_layernorm_random();
     test_layernorm_errors();
+    test_rmsnorm_literal();
+    test_rmsnorm_random();
+    test_rmsnorm_errors();
     test_batchnorm();
     test_instancenorm();
     return check_finish("test_norm");

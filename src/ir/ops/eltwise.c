@@ -4,7 +4,8 @@
  * inference (type rules per op, numpy broadcasting of every input); unary
  * ops share another (a per-op dtype list); Cast has its own. Exec functions
  * translate node attributes into kernel parameters. ONNX opset 17
- * semantics, except Gelu, which follows opset 20 (approximate attribute).
+ * semantics, except Gelu, which follows opset 20 (approximate attribute),
+ * and Swish, which exists from opset 24.
  */
 #include "ir/op_table.h"
 
@@ -37,6 +38,7 @@ const ir_attr_def_t op_eltwise_mod_attrs[] = {IR_ATTR_INT("fmod", 0), IR_ATTR_EN
 enum { ALPHA = 0, BETA_OR_GAMMA = 1 };
 const ir_attr_def_t op_eltwise_leaky_attrs[] = {IR_ATTR_FLOAT("alpha", 0.01f), IR_ATTR_END};
 const ir_attr_def_t op_eltwise_elu_attrs[] = {IR_ATTR_FLOAT("alpha", 1.0f), IR_ATTR_END};
+const ir_attr_def_t op_eltwise_swish_attrs[] = {IR_ATTR_FLOAT("alpha", 1.0f), IR_ATTR_END};
 const ir_attr_def_t op_eltwise_selu_attrs[] = {
     IR_ATTR_FLOAT("alpha", 1.67326319217681884765625f),
     IR_ATTR_FLOAT("gamma", 1.05070102214813232421875f), IR_ATTR_END};
@@ -279,6 +281,7 @@ static eltwise_unop_t unop_of(int op)
     case IR_OP_Clip: return ELTWISE_CLIP;
     case IR_OP_HardSigmoid: return ELTWISE_HARD_SIGMOID;
     case IR_OP_HardSwish: return ELTWISE_HARD_SWISH;
+    case IR_OP_Swish: return ELTWISE_SWISH;
     case IR_OP_Floor: return ELTWISE_FLOOR;
     case IR_OP_Ceil: return ELTWISE_CEIL;
     case IR_OP_Round: return ELTWISE_ROUND;
@@ -308,7 +311,8 @@ cairn_status_t op_eltwise_unary_exec(const ir_node_t *n, const ktensor_t *in, in
     eltwise_params_t p = eltwise_params_default();
     switch (n->op) {
     case IR_OP_LeakyRelu:
-    case IR_OP_Elu: p.alpha = ir_attr_f(n, ALPHA); break;
+    case IR_OP_Elu:
+    case IR_OP_Swish: p.alpha = ir_attr_f(n, ALPHA); break;
     case IR_OP_Selu:
         p.alpha = ir_attr_f(n, ALPHA);
         p.gamma = ir_attr_f(n, BETA_OR_GAMMA);
@@ -371,6 +375,7 @@ void op_eltwise_cost(const ir_node_t *n, const ktensor_t *in, int n_in, const kt
     case IR_OP_Mean: w = n_in; break;
     case IR_OP_Pow:
     case IR_OP_Sigmoid:
+    case IR_OP_Swish:
     case IR_OP_Tanh:
     case IR_OP_Exp:
     case IR_OP_Log:

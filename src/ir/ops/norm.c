@@ -1,7 +1,8 @@
 /*
  * Normalisation ops: Softmax, LogSoftmax (opset-13 semantics: one `axis`,
- * default -1), LayerNormalization (opset 17), BatchNormalization (opset 15,
- * inference mode only) and InstanceNormalization. Inference checks dtypes,
+ * default -1), LayerNormalization (opset 17), RMSNormalization (opset 23),
+ * BatchNormalization (opset 15, inference mode only) and
+ * InstanceNormalization. Inference checks dtypes,
  * axes and parameter shapes as far as they are known; exec translates
  * attributes into the kernel parameters of src/kernels/norm.
  */
@@ -24,6 +25,13 @@ void op_norm_layer_cost(const ir_node_t *n, const ktensor_t *in, int n_in, const
                         int n_out, ir_cost_t *cost);
 size_t op_norm_layer_workspace(const ir_node_t *n, const ktensor_t *in, int n_in,
                                const ktensor_t *out, int n_out);
+cairn_status_t op_norm_rms_infer(ir_infer_ctx_t *c);
+cairn_status_t op_norm_rms_exec(const ir_node_t *n, const ktensor_t *in, int n_in,
+                                ktensor_t *out, int n_out, void *ws, const kctx_t *k);
+void op_norm_rms_cost(const ir_node_t *n, const ktensor_t *in, int n_in, const ktensor_t *out,
+                      int n_out, ir_cost_t *cost);
+size_t op_norm_rms_workspace(const ir_node_t *n, const ktensor_t *in, int n_in,
+                             const ktensor_t *out, int n_out);
 cairn_status_t op_norm_batch_infer(ir_infer_ctx_t *c);
 cairn_status_t op_norm_batch_exec(const ir_node_t *n, const ktensor_t *in, int n_in,
                                   ktensor_t *out, int n_out, void *ws, const kctx_t *k);
@@ -44,6 +52,12 @@ enum { LAYER_AXIS, LAYER_EPSILON, LAYER_STASH_TYPE };
 const ir_attr_def_t op_norm_layer_attrs[] = {IR_ATTR_INT("axis", -1),
                                              IR_ATTR_FLOAT("epsilon", 1e-5f),
                                              IR_ATTR_INT("stash_type", 1), IR_ATTR_END};
+
+/* the same schema as LayerNormalization's (ONNX opset 23) */
+enum { RMS_AXIS, RMS_EPSILON, RMS_STASH_TYPE };
+const ir_attr_def_t op_norm_rms_attrs[] = {IR_ATTR_INT("axis", -1),
+                                           IR_ATTR_FLOAT("epsilon", 1e-5f),
+                                           IR_ATTR_INT("stash_type", 1), IR_ATTR_END};
 
 enum { BATCH_EPSILON, BATCH_MOMENTUM, BATCH_TRAINING_MODE };
 const ir_attr_def_t op_norm_batch_attrs[] = {IR_ATTR_FLOAT("epsilon", 1e-5f),
@@ -225,6 +239,66 @@ void op_norm_layer_cost(const ir_node_t *n, const ktensor_t *in, int n_in, const
 {
     /* sum; subtract, square, sum; subtract, scale by inv-std, scale, shift */
     cost->flops = 8.0 * (double)kt_numel(&in[0]);
+    cost->bytes = norm_bytes(in, n_in) + norm_bytes(out, n_out);
+}
+
+/* ---- RMSNormalization ---- */
+
+cairn_status_t op_norm_rms_infer(ir_infer_ctx_t *c)
+{
+    const ir_node_t *n = c->node;
+    BASE_TRY(ir_infer_check_dtype(c, 0, ir_dtypes_float));
+    if (!norm_has_input(c, 1))
+        return ir_infer_error(c, CAIRN_ERR_INVALID_ARGUMENT,
+                              "input 1 (scale) is missing; RMSNormalization requires it");
+    BASE_TRY(ir_infer_same_dtype(c, 0, 1));
+    BASE_TRY(norm_check_epsilon(c, ir_attr_f(n, RMS_EPSILON)));
+    int64_t stash = ir_attr_i(n, RMS_STASH_TYPE);
+    /* the kernels compute the statistics in double (reference) or f32
+     * (fast), at least as precise as either stash type asks */
+    if (stash != CAIRN_F32 && stash != CAIRN_BF16)
+        return ir_infer_error(c, CAIRN_ERR_INVALID_ARGUMENT,
+                              "stash_type %lld is not allowed: RMSNormalization takes 1 "
+                              "(float) or 16 (bfloat16)",
+                              (long long)stash);
+    const ir_shape_t *x = &c->in[0].shape;
+    c->out[0] = c->in[0];
+    if (x->rank < 0)
+        return CAIRN_OK;
+    int axis;
+    int64_t a = ir_attr_i(n, RMS_AXIS);
+    if (ir_norm_axis(a, x->rank, &axis) != CAIRN_OK)
+        return ir_infer_error(c, CAIRN_ERR_SHAPE,
+                              "axis %lld is out of range for X of rank %d (valid: %d..%d)",
+                              (long long)a, x->rank, -x->rank, x->rank - 1);
+    return norm_check_bcast(c, 1, axis, "scale");
+}
+
+size_t op_norm_rms_workspace(const ir_node_t *n, const ktensor_t *in, int n_in,
+                             const ktensor_t *out, int n_out)
+{
+    int axis;
+    if (ir_norm_axis(ir_attr_i(n, RMS_AXIS), in[0].rank, &axis) != CAIRN_OK)
+        return 0;
+    return knorm_rmsnorm_ws_bytes(&in[0], axis);
+}
+
+cairn_status_t op_norm_rms_exec(const ir_node_t *n, const ktensor_t *in, int n_in,
+                                ktensor_t *out, int n_out, void *ws, const kctx_t *k)
+{
+    knorm_layer_params_t p;
+    BASE_TRY(ir_norm_axis(ir_attr_i(n, RMS_AXIS), in[0].rank, &p.axis));
+    p.epsilon = ir_attr_f(n, RMS_EPSILON);
+    if (knorm_rmsnorm_f32_fast(NULL, &in[0], &in[1], &out[0], &p, k))
+        return CAIRN_OK;
+    return knorm_rmsnorm(&in[0], &in[1], &out[0], &p, ws, k);
+}
+
+void op_norm_rms_cost(const ir_node_t *n, const ktensor_t *in, int n_in, const ktensor_t *out,
+                      int n_out, ir_cost_t *cost)
+{
+    /* square-and-sum (a multiply-add), scale by 1/rms, scale */
+    cost->flops = 4.0 * (double)kt_numel(&in[0]);
     cost->bytes = norm_bytes(in, n_in) + norm_bytes(out, n_out);
 }
 

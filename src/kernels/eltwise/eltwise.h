@@ -53,6 +53,7 @@ typedef enum eltwise_unop {
     ELTWISE_CLIP,
     ELTWISE_HARD_SIGMOID,
     ELTWISE_HARD_SWISH,
+    ELTWISE_SWISH,  /* x * sigmoid(alpha x) (SiLU when alpha = 1) */
     ELTWISE_FLOOR,
     ELTWISE_CEIL,
     ELTWISE_ROUND,
@@ -76,7 +77,7 @@ typedef enum eltwise_unop {
 
 /* Parameters of the unary ops that have any; unused fields are ignored. */
 typedef struct eltwise_params {
-    float alpha;          /* LeakyRelu, Elu, Selu, HardSigmoid */
+    float alpha;          /* LeakyRelu, Elu, Selu, HardSigmoid, Swish */
     float beta;           /* HardSigmoid */
     float gamma;          /* Selu */
     int gelu_tanh;        /* Gelu: 0 exact (erf), 1 tanh approximation */

@@ -105,6 +105,11 @@ int eltwise_unary_f32_fast(const eltwise_f32_variant_t *v, eltwise_unop_t op,
     case ELTWISE_TANH: f = EF32_TANH; break;
     case ELTWISE_SIGMOID: f = EF32_SIGMOID; break;
     case ELTWISE_GELU: f = p && p->gelu_tanh ? EF32_GELU_TANH : EF32_GELU_ERF; break;
+    case ELTWISE_SWISH: /* SiLU only; another alpha goes to the reference */
+        if (!p || p->alpha != 1.0f)
+            return 0;
+        f = EF32_SILU;
+        break;
     default: return 0;
     }
     ef_un_job_t j = {v->unary, f, x->data, y->data, kt_numel(x)};

@@ -18,7 +18,7 @@
 
 static const char *const unop_names[ELTWISE_UNOP_COUNT] = {
     "Relu", "LeakyRelu", "Sigmoid", "Tanh", "Exp", "Log", "Sqrt", "Reciprocal", "Neg", "Abs",
-    "Erf", "Gelu", "Softplus", "Softsign", "Elu", "Selu", "Clip", "HardSigmoid", "HardSwish",
+    "Erf", "Gelu", "Softplus", "Softsign", "Elu", "Selu", "Clip", "HardSigmoid", "HardSwish", "Swish",
     "Floor", "Ceil", "Round", "Sign", "Sin", "Cos", "Tan", "Asin", "Acos", "Atan", "Sinh",
     "Cosh", "Asinh", "Acosh", "Atanh", "IsNaN", "IsInf", "Not"};
 
@@ -114,6 +114,10 @@ eltwise_params_t eltwise_params_default(void)
             break;                                                                             \
         case ELTWISE_HARD_SWISH:                                                               \
             ELT_ULOOP(ys, ST, x * M(fmax)((C)0, M(fmin)((C)1, x / (C)6 + (C)0.5)));            \
+            break;                                                                             \
+        case ELTWISE_SWISH: /* x * sigmoid(alpha x), as Sigmoid: no exp of a large z */     \
+            ELT_ULOOP(ys, ST, alpha * x >= 0 ? x / ((C)1 + M(exp)(-alpha * x))                 \
+                                             : x * M(exp)(alpha * x) / ((C)1 + M(exp)(alpha * x))); \
             break;                                                                             \
         case ELTWISE_FLOOR: ELT_ULOOP(ys, ST, M(floor)(x)); break;                             \
         case ELTWISE_CEIL: ELT_ULOOP(ys, ST, M(ceil)(x)); break;                               \

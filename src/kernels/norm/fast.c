@@ -1,9 +1,10 @@
 /*
- * The table of fast f32 Softmax / LayerNorm variants, best first, and its
+ * The table of fast f32 Softmax / LayerNorm / RMSNorm variants, best first, and its
  * dispatch (as for GEMM: the first row within base_isa_select(), chosen
  * once, printed with CAIRN_VERBOSE=1), plus the checks that decide whether
  * a call is covered: f32 data, softmax over the last axis, LayerNorm with
- * full-size f32 scale (and bias) and f32 statistics outputs. Rows are
+ * full-size f32 scale (and bias) and f32 statistics outputs, RMSNorm with
+ * a full-size f32 scale. Rows are
  * split over the kctx pool in tasks of about 16k elements.
  */
 #include "kernels/norm/fast.h"
@@ -15,9 +16,11 @@
 #include <stdlib.h>
 
 const knorm_f32_variant_t knorm_f32_variants[] = {
-    {"avx512", CAIRN_ISA_AVX512, knorm_softmax_rows_f32_avx512, knorm_layernorm_rows_f32_avx512},
-    {"avx2", CAIRN_ISA_AVX2, knorm_softmax_rows_f32_avx2, knorm_layernorm_rows_f32_avx2},
-    {"ref", CAIRN_ISA_REF, NULL, NULL},
+    {"avx512", CAIRN_ISA_AVX512, knorm_softmax_rows_f32_avx512, knorm_layernorm_rows_f32_avx512,
+     knorm_rmsnorm_rows_f32_avx512},
+    {"avx2", CAIRN_ISA_AVX2, knorm_softmax_rows_f32_avx2, knorm_layernorm_rows_f32_avx2,
+     knorm_rmsnorm_rows_f32_avx2},
+    {"ref", CAIRN_ISA_REF, NULL, NULL, NULL},
 };
 const int knorm_f32_n_variants = (int)(sizeof knorm_f32_variants / sizeof knorm_f32_variants[0]);
 
@@ -92,6 +95,16 @@ static void kf_layer_task(void *c, size_t b, size_t e, int w)
                     j->eps, j->mean ? j->mean + r0 : NULL, j->isd ? j->isd + r0 : NULL);
 }
 
+static void kf_rms_task(void *c, size_t b, size_t e, int w)
+{
+    (void)w;
+    const kf_job_t *j = c;
+    int64_t r0 = (int64_t)(b * j->per), r1 = (int64_t)(e * j->per);
+    if (r1 > j->rows)
+        r1 = j->rows;
+    j->v->rmsnorm(j->x + r0 * j->d, j->y + r0 * j->d, r1 - r0, j->d, j->scale, j->eps);
+}
+
 static void kf_run(const kf_job_t *j, base_task_1d_fn fn, const kctx_t *k)
 {
     size_t tasks = (size_t)((j->rows + (int64_t)j->per - 1) / (int64_t)j->per);
@@ -153,5 +166,26 @@ int knorm_layernorm_f32_fast(const knorm_f32_variant_t *v, const ktensor_t *x,
         return 0; /* the reference defines the NaN statistics of empty rows */
     j.rows = kt_numel(x) / d;
     kf_run(&j, kf_layer_task, k);
+    return 1;
+}
+
+int knorm_rmsnorm_f32_fast(const knorm_f32_variant_t *v, const ktensor_t *x,
+                           const ktensor_t *scale, ktensor_t *y, const knorm_layer_params_t *p,
+                           const kctx_t *k)
+{
+    if (!v)
+        v = knorm_f32_select();
+    if (!v->rmsnorm || x->dtype != CAIRN_F32 || y->dtype != CAIRN_F32 || p->axis < 0 ||
+        p->axis >= x->rank)
+        return 0;
+    int64_t d = 1;
+    for (int i = p->axis; i < x->rank; i++)
+        d *= x->shape[i];
+    if (d == 0 || kf_absent(scale) || scale->dtype != CAIRN_F32 || kt_numel(scale) != d)
+        return 0;
+    kf_job_t j = {v, x->data, scale->data, NULL, y->data, NULL, NULL, 0, d, 0,
+                  (float)p->epsilon, kf_rows_per_task(d)};
+    j.rows = kt_numel(x) / d;
+    kf_run(&j, kf_rms_task, k);
     return 1;
 }

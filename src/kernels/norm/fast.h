@@ -1,6 +1,7 @@
 /*
- * Fast f32 Softmax / LogSoftmax over the last axis and LayerNormalization
- * (its normalised dims are always the trailing, contiguous ones): per-ISA
+ * Fast f32 Softmax / LogSoftmax over the last axis, LayerNormalization and
+ * RMSNormalization (their normalised dims are always the trailing,
+ * contiguous ones): per-ISA
  * variants (x86_avx512.c, x86_avx2.c) in a table dispatched like GEMM's
  * (fast.c). The *_fast entry points return 0 without touching anything
  * when a call is not covered (dtype, axis, parameter layout, reference
@@ -18,6 +19,16 @@
  * mean relative error <= (d/VLEN + 4) 2^-24 sum|x| / |sum x| and variance
  * relative error <= (d/VLEN + 6) 2^-24 (+ the squared error of the mean,
  * second order), e.g. d = 768 with AVX2: <= 3.4e-6.
+ * RMSNorm: the sum of squares in f32 over four VLEN-lane FMA accumulators
+ * (each sees about d/(4 VLEN) terms, then 2 + log2 VLEN additions combine
+ * them); the terms are non-negative, so its relative error is <=
+ * (d/(4 VLEN) + log2 VLEN + 3) 2^-24. Dividing by d, adding eps, sqrtf
+ * and the reciprocal add <= 4 roundings, and the square root halves the
+ * sum's error, so 1/rms is within (d/(4 VLEN) + log2 VLEN + 7)/2 2^-24
+ * and each output (two more products) within
+ * ((d/(4 VLEN) + log2 VLEN + 7)/2 + 2) 2^-24 relative, e.g. d = 4096 with
+ * AVX2: <= 73 2^-24 = 4.3e-6. f32 overflows in the sum of squares once
+ * |x| reaches ~1.8e19 / sqrt(d) (the reference, in double, does not).
  */
 #ifndef CAIRN_KERNELS_NORM_FAST_H
 #define CAIRN_KERNELS_NORM_FAST_H
@@ -33,11 +44,16 @@ typedef void (*knorm_layernorm_rows_fn)(const float *x, float *y, int64_t rows, 
                                         const float *scale, const float *bias, float eps,
                                         float *mean, float *isd);
 
+/* scale: d floats; y = x / sqrt(mean(x^2) + eps) * scale per row. */
+typedef void (*knorm_rmsnorm_rows_fn)(const float *x, float *y, int64_t rows, int64_t d,
+                                      const float *scale, float eps);
+
 typedef struct knorm_f32_variant {
     const char *name;
     cairn_isa_t isa;
     knorm_softmax_rows_fn softmax;     /* NULL: reference only */
     knorm_layernorm_rows_fn layernorm; /* NULL: reference only */
+    knorm_rmsnorm_rows_fn rmsnorm;     /* NULL: reference only */
 } knorm_f32_variant_t;
 
 extern const knorm_f32_variant_t knorm_f32_variants[];
@@ -54,6 +70,10 @@ void knorm_softmax_rows_f32_avx2(const float *x, float *y, int64_t rows, int64_t
 void knorm_layernorm_rows_f32_avx2(const float *x, float *y, int64_t rows, int64_t d,
                                    const float *scale, const float *bias, float eps, float *mean,
                                    float *isd);
+void knorm_rmsnorm_rows_f32_avx512(const float *x, float *y, int64_t rows, int64_t d,
+                                   const float *scale, float eps);
+void knorm_rmsnorm_rows_f32_avx2(const float *x, float *y, int64_t rows, int64_t d,
+                                 const float *scale, float eps);
 
 /* v NULL: the selected variant. Return 1 when they computed the outputs. */
 int knorm_softmax_f32_fast(const knorm_f32_variant_t *v, const ktensor_t *x, ktensor_t *y,
@@ -62,5 +82,10 @@ int knorm_layernorm_f32_fast(const knorm_f32_variant_t *v, const ktensor_t *x,
                              const ktensor_t *scale, const ktensor_t *bias, ktensor_t *y,
                              ktensor_t *mean, ktensor_t *inv_std_dev,
                              const knorm_layer_params_t *p, const kctx_t *k);
+/* Covered: f32 x and y, d = prod(shape[axis..]) > 0, an f32 scale of d
+ * elements (a broadcast scale goes to the reference). */
+int knorm_rmsnorm_f32_fast(const knorm_f32_variant_t *v, const ktensor_t *x,
+                           const ktensor_t *scale, ktensor_t *y, const knorm_layer_params_t *p,
+                           const kctx_t *k);
 
 #endif

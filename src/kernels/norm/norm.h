@@ -1,7 +1,8 @@
 /*
  * Normalisation kernels: Softmax / LogSoftmax along one axis, layer
- * normalisation over the trailing dims, batch normalisation (inference) and
- * instance normalisation over the spatial dims of (N, C, ...) tensors.
+ * normalisation and RMS normalisation over the trailing dims, batch
+ * normalisation (inference) and instance normalisation over the spatial dims
+ * of (N, C, ...) tensors.
  *
  * All take dense row-major ktensor_t views of f32, f64, f16 or bf16 data and
  * a few plain parameters; parameter tensors (scale, bias, statistics) may
@@ -18,6 +19,7 @@
 cairn_status_t knorm_softmax(const ktensor_t *x, ktensor_t *y, int axis, int log_softmax,
                              const kctx_t *k);
 
+/* Layer norm's and RMS norm's parameters. */
 typedef struct knorm_layer_params {
     int axis;       /* first normalised dim, 0 <= axis < rank */
     double epsilon;
@@ -33,6 +35,17 @@ size_t knorm_layernorm_ws_bytes(const ktensor_t *x, int axis);
 cairn_status_t knorm_layernorm(const ktensor_t *x, const ktensor_t *scale, const ktensor_t *bias,
                                ktensor_t *y, ktensor_t *mean, ktensor_t *inv_std_dev,
                                const knorm_layer_params_t *p, void *ws, const kctx_t *k);
+
+/* Scratch knorm_rmsnorm needs for x: prod(shape[axis..]) doubles. */
+size_t knorm_rmsnorm_ws_bytes(const ktensor_t *x, int axis);
+
+/* RMS normalisation over dims [axis, rank) (ONNX RMSNormalization):
+ * y = x / sqrt(mean(x^2) + epsilon) * scale, the mean over each leading
+ * row's d = prod(shape[axis..]) elements. scale (required) broadcasts
+ * unidirectionally to shape[axis..]. p->axis is the first normalised dim.
+ * ws: knorm_rmsnorm_ws_bytes bytes. */
+cairn_status_t knorm_rmsnorm(const ktensor_t *x, const ktensor_t *scale, ktensor_t *y,
+                             const knorm_layer_params_t *p, void *ws, const kctx_t *k);
 
 /* Scratch knorm_batchnorm needs: 2 * C doubles. */
 size_t knorm_batchnorm_ws_bytes(const ktensor_t *x);

@@ -5,8 +5,9 @@
  * (f32, f64, f16, bf16): softmax subtracts the row maximum, then sums the
  * exponentials in double; the norms use a two-pass mean/variance in double
  * (mean first, then the mean of squared deviations), which does not suffer
- * the cancellation of the one-pass E[x^2] - E[x]^2 form. Results are rounded
- * to the storage type once, at the store.
+ * the cancellation of the one-pass E[x^2] - E[x]^2 form; RMS norm needs only
+ * the sum of squares, a sum of non-negative terms (no cancellation either).
+ * Results are rounded to the storage type once, at the store.
  *
  * Each kernel body is written once over a dtype argument and forced inline
  * into per-dtype wrappers, so the dtype switch in the loads and stores is
@@ -275,6 +276,75 @@ cairn_status_t knorm_layernorm(const ktensor_t *x, const ktensor_t *scale, const
     }
     if (rows > 0)
         base_pool_parallel_for_1d(kn_pool(k), (size_t)rows, kn_grain(3 * d), fn, &j);
+    return CAIRN_OK;
+}
+
+/* ---- RMS normalisation ---- */
+
+typedef struct kn_rms_job {
+    const void *x;
+    void *y;
+    int64_t d;         /* elements per row */
+    const double *sc;  /* scale expanded to d elements */
+    double eps;
+} kn_rms_job_t;
+
+KN_INLINE void kn_rms_rows(const kn_rms_job_t *j, size_t b, size_t e, cairn_dtype_t t)
+{
+    const int64_t d = j->d;
+    for (size_t r = b; r < e; r++) {
+        int64_t base = (int64_t)r * d;
+        double ss = 0.0; /* sum of squares in double: no overflow or loss for float data */
+        for (int64_t i = 0; i < d; i++) {
+            double v = kn_ld(j->x, t, base + i);
+            ss += v * v;
+        }
+        double inv = 1.0 / sqrt(ss / (double)d + j->eps);
+        for (int64_t i = 0; i < d; i++)
+            kn_st(j->y, t, base + i, kn_ld(j->x, t, base + i) * inv * j->sc[i]);
+    }
+}
+
+static void kn_rms_f32(void *c, size_t b, size_t e, int w) { (void)w; kn_rms_rows(c, b, e, CAIRN_F32); }
+static void kn_rms_f64(void *c, size_t b, size_t e, int w) { (void)w; kn_rms_rows(c, b, e, CAIRN_F64); }
+static void kn_rms_f16(void *c, size_t b, size_t e, int w) { (void)w; kn_rms_rows(c, b, e, CAIRN_F16); }
+static void kn_rms_bf16(void *c, size_t b, size_t e, int w) { (void)w; kn_rms_rows(c, b, e, CAIRN_BF16); }
+
+size_t knorm_rmsnorm_ws_bytes(const ktensor_t *x, int axis)
+{
+    int64_t d = 1;
+    for (int i = axis < 0 ? 0 : axis; i < x->rank; i++)
+        d *= x->shape[i];
+    return (size_t)d * sizeof(double);
+}
+
+cairn_status_t knorm_rmsnorm(const ktensor_t *x, const ktensor_t *scale, ktensor_t *y,
+                             const knorm_layer_params_t *p, void *ws, const kctx_t *k)
+{
+    if (p->axis < 0 || p->axis >= x->rank)
+        return base_error(CAIRN_ERR_SHAPE, "RMS norm axis %d is out of range for rank %d",
+                          p->axis, x->rank);
+    base_task_1d_fn fn;
+    switch (x->dtype) {
+    case CAIRN_F32: fn = kn_rms_f32; break;
+    case CAIRN_F64: fn = kn_rms_f64; break;
+    case CAIRN_F16: fn = kn_rms_f16; break;
+    case CAIRN_BF16: fn = kn_rms_bf16; break;
+    default: return kn_bad_dtype("RMS norm", x->dtype);
+    }
+    if (!scale || scale->dtype == CAIRN_DTYPE_UNDEFINED)
+        return base_error(CAIRN_ERR_INVALID_ARGUMENT, "RMS norm needs a scale tensor");
+    int64_t rows = 1, d = 1;
+    for (int i = 0; i < p->axis; i++)
+        rows *= x->shape[i];
+    for (int i = p->axis; i < x->rank; i++)
+        d *= x->shape[i];
+    if (rows == 0 || d == 0)
+        return CAIRN_OK; /* no elements */
+    double *sc = ws;
+    BASE_TRY(kn_expand(scale, x->shape + p->axis, x->rank - p->axis, d, 1.0, sc, "scale"));
+    kn_rms_job_t j = {x->data, y->data, d, sc, p->epsilon};
+    base_pool_parallel_for_1d(kn_pool(k), (size_t)rows, kn_grain(2 * d), fn, &j);
     return CAIRN_OK;
 }
 

@@ -1,5 +1,5 @@
 /*
- * avx2 instances of the fast f32 Softmax / LayerNorm row kernels
+ * avx2 instances of the fast f32 Softmax / LayerNorm / RMSNorm row kernels
  * (fast_impl.h over vmath_avx2.h). Compiled with this ISA's flags
  * (CMakeLists.txt) and called only after the CPU check in fast.c.
  */
@@ -19,5 +19,10 @@ void knorm_layernorm_rows_f32_avx2(const float *x, float *y, int64_t rows, int64
                                      float *mean, float *isd)
 {
     (void)x, (void)y, (void)rows, (void)d, (void)scale, (void)bias, (void)eps, (void)mean, (void)isd;
+}
+void knorm_rmsnorm_rows_f32_avx2(const float *x, float *y, int64_t rows, int64_t d,
+                                 const float *scale, float eps)
+{
+    (void)x, (void)y, (void)rows, (void)d, (void)scale, (void)eps;
 }
 #endif
