@@ -547,6 +547,34 @@ static int rms_fast(const plan_step_t *st)
     return d > 0 && kt_numel(&st->in[1]) == d;
 }
 
+/* A LayerNormalization step the fast f32 kernel runs (knorm_layernorm_f32_fast's
+ * conditions: f32, full-size f32 scale and bias, non-empty rows). */
+static int layernorm_fast(const plan_step_t *st)
+{
+    int axis;
+    if (st->n_in < 2 || st->in[0].dtype != CAIRN_F32 || st->in[1].dtype != CAIRN_F32 ||
+        !knorm_f32_select()->layernorm ||
+        ir_norm_axis(ir_attr_i(st->n, 0), st->in[0].rank, &axis))
+        return 0;
+    int64_t d = 1;
+    for (int i = axis; i < st->in[0].rank; i++)
+        d *= st->in[0].shape[i];
+    if (d <= 0 || kt_numel(&st->in[1]) != d)
+        return 0;
+    return st->n_in < 3 || st->n->inputs[2] < 0 ||
+           (st->in[2].dtype == CAIRN_F32 && kt_numel(&st->in[2]) == d);
+}
+
+/* A Softmax / LogSoftmax step over the last axis in f32 (knorm_softmax_f32_fast). */
+static int softmax_fast(const plan_step_t *st)
+{
+    int axis;
+    return st->n_in >= 1 && st->in[0].dtype == CAIRN_F32 && st->in[0].rank >= 1 &&
+           knorm_f32_select()->softmax &&
+           !ir_norm_axis(ir_attr_i(st->n, 0), st->in[0].rank, &axis) &&
+           axis == st->in[0].rank - 1;
+}
+
 /* What the profiler shows for each step: its node, the source-model nodes
  * it covers, the kernel variant and the cost model's FLOPs and bytes. */
 void plan_step_kernel(const plan_step_t *st, char *buf, size_t cap)
@@ -592,6 +620,11 @@ void plan_step_kernel(const plan_step_t *st, char *buf, size_t cap)
         snprintf(buf, cap, "pool %s", kpool_f32_variant_name());
     } else if (n->op == IR_OP_RMSNormalization && rms_fast(st)) {
         snprintf(buf, cap, "rmsnorm %s", knorm_f32_select()->name);
+    } else if (n->op == IR_OP_LayerNormalization && layernorm_fast(st)) {
+        snprintf(buf, cap, "layernorm %s", knorm_f32_select()->name);
+    } else if ((n->op == IR_OP_Softmax || n->op == IR_OP_LogSoftmax) && softmax_fast(st)) {
+        snprintf(buf, cap, "%s %s", n->op == IR_OP_Softmax ? "softmax" : "logsoftmax",
+                 knorm_f32_select()->name);
     } else {
         snprintf(buf, cap, "ref");
     }
