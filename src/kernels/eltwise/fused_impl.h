@@ -9,7 +9,8 @@
  * contiguous). Per block, each instruction runs as one vector loop over
  * the block: its operands are pointers straight into the inputs, into the
  * scratch block of an earlier instruction, or into a constant block
- * (immediates and scalar inputs, filled once per call); the last
+ * (immediates and scalar inputs, filled once per call, and rows shorter
+ * than a block, tiled once per call); the last
  * instruction writes the output directly. So the program is interpreted
  * once per block, not per element, and each input and the output are
  * touched once. Tails use masked loads and stores: no element outside
@@ -47,11 +48,23 @@ void EFUSED_FN(const efused_prog_t *p, const efused_input_t *in, float *out, int
     /* one block per register: inputs (scalar, or a short row tiled) and
      * instruction results */
     _Alignas(64) float scratch[EFUSED_MAX_REGS][EFUSED_BLOCK];
+    /* a row shorter than a block, repeated over a block plus one row, so
+     * that the block starting at any phase i % len is contiguous in it */
+    _Alignas(64) float tile[EFUSED_MAX_IN][2 * EFUSED_BLOCK];
     const float *src[EFUSED_MAX_REGS];
-    for (int k = 0; k < n_in; k++)
-        if (in[k].len == 1)
+    for (int k = 0; k < n_in; k++) {
+        const int64_t len = in[k].len;
+        if (len == 1) {
             for (int t = 0; t < EFUSED_BLOCK; t++)
                 scratch[k][t] = in[k].p[0];
+        } else if (len < EFUSED_BLOCK) {
+            for (int64_t t = 0, f = 0; t < EFUSED_BLOCK + len; t++) {
+                tile[k][t] = in[k].p[f];
+                if (++f == len)
+                    f = 0;
+            }
+        }
+    }
     for (int j = 0; j < n_instr; j++)
         if (code[3 * j] == EFU_IMM) {
             float c = p->imm[code[3 * j + 1]];
@@ -62,7 +75,7 @@ void EFUSED_FN(const efused_prog_t *p, const efused_input_t *in, float *out, int
     for (int64_t i = i0; i < i1;) {
         int64_t m = i1 - i < EFUSED_BLOCK ? i1 - i : EFUSED_BLOCK;
         /* rows of at least a block are read in place (the block ends where
-         * one wraps); shorter rows are tiled into their scratch block */
+         * one wraps); shorter rows from their tile */
         for (int k = 0; k < n_in; k++) {
             const int64_t len = in[k].len;
             if (len == 1 || len < EFUSED_BLOCK)
@@ -76,13 +89,7 @@ void EFUSED_FN(const efused_prog_t *p, const efused_input_t *in, float *out, int
             if (len == 1) {
                 src[k] = scratch[k];
             } else if (len < EFUSED_BLOCK) {
-                int64_t off = i % len;
-                for (int64_t t = 0; t < m; t++) {
-                    scratch[k][t] = in[k].p[off];
-                    if (++off == len)
-                        off = 0;
-                }
-                src[k] = scratch[k];
+                src[k] = tile[k] + i % len;
             } else {
                 src[k] = in[k].p + i % len;
             }
