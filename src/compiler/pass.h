@@ -52,6 +52,10 @@ cairn_status_t pass_fuse_attention(ir_graph_t *g, const pass_ctx_t *c);
 /* GEMM epilogue fusion: MatMul(X, const W) -> [Add bias] -> [activation]
  * -> [Add residual] becomes one FusedMatMul. */
 cairn_status_t pass_fuse_gemm(ir_graph_t *g, const pass_ctx_t *c);
+/* Elementwise fusion: trees of f32 elementwise nodes (Add, Mul, Sigmoid,
+ * Clip, ...) whose intermediates have no other reader become one
+ * FusedElementwise, one pass over memory (fuse_eltwise.c). */
+cairn_status_t pass_fuse_eltwise(ir_graph_t *g, const pass_ctx_t *c);
 /* Weight pre-packing: FusedMatMul / MatMul with a constant 2-D f32 B get B
  * packed for the GEMM micro-kernels once, now. */
 cairn_status_t pass_prepack(ir_graph_t *g, const pass_ctx_t *c);

@@ -5,8 +5,9 @@
  * fusion can absorb as activations, BatchNormalization folded into the
  * Conv before it, Conv epilogues (activation, residual) fused, then
  * attention chains as one FusedAttention (before GEMM fusion, which would
- * take its MatMuls), then pre-packing of what remains a
- * GEMM with a constant B. After each pass the graph must still verify; a
+ * take its MatMuls), then the elementwise chains no epilogue took as one
+ * FusedElementwise each, then pre-packing of what remains a GEMM with a
+ * constant B. After each pass the graph must still verify; a
  * pass that breaks it is a cairn bug, reported as CAIRN_ERR_INTERNAL.
  */
 #include "compiler/pass.h"
@@ -18,7 +19,8 @@ static const pass_def_t pipeline[] = {
     {"fold", pass_fold},         {"dce", pass_dce},         {"canonicalize", pass_canonicalize},
     {"fold_bn", pass_fold_bn},   {"fuse_conv", pass_fuse_conv},
     {"fuse_attention", pass_fuse_attention},
-    {"fuse_gemm", pass_fuse_gemm}, {"prepack", pass_prepack},
+    {"fuse_gemm", pass_fuse_gemm}, {"fuse_eltwise", pass_fuse_eltwise},
+    {"prepack", pass_prepack},
 };
 #define N_PASSES ((int)(sizeof pipeline / sizeof pipeline[0]))
 
@@ -38,7 +40,8 @@ const pass_def_t *compiler_find_pass(const char *name)
 
 static const char *pass_list(void)
 {
-    return "fold, dce, canonicalize, fold_bn, fuse_conv, fuse_attention, fuse_gemm, prepack";
+    return "fold, dce, canonicalize, fold_bn, fuse_conv, fuse_attention, fuse_gemm, fuse_eltwise, "
+           "prepack";
 }
 
 /* Marks in sel[] the passes the selection text names. */

@@ -1,5 +1,6 @@
 /* The text printer: one line per input, constant, node and output. */
 #include "ir/op_table.h"
+#include "ir/ops/fused.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -120,6 +121,11 @@ cairn_status_t ir_print(const ir_graph_t *g, char **out_text)
                 print_attr(&b, &n->attrs[a]);
             }
             sb_printf(&b, "}");
+        }
+        if (n->op == IR_OP_FusedElementwise) {
+            char prog[2048];
+            op_fused_eltwise_describe(n, prog, sizeof prog);
+            sb_printf(&b, " <%s>", prog);
         }
         sb_printf(&b, "  # %s", n->name);
         for (int s = 0; s < n->n_sources; s++)

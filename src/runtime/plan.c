@@ -6,6 +6,7 @@
 #include "base/dtype.h"
 #include "ir/ops/fused.h"
 #include "kernels/conv/conv.h"
+#include "kernels/eltwise/fused.h"
 #include "kernels/attn/attn.h"
 #include "kernels/gemm/gemm.h"
 #include "kernels/norm/fast.h"
@@ -612,6 +613,10 @@ void plan_step_kernel(const plan_step_t *st, char *buf, size_t cap)
         snprintf(buf, cap, "attention %s%s%s", kattn_select()->name,
                  ir_attr_i(n, FUSED_ATTN_CAUSAL) ? " causal" : "",
                  st->n_in > 3 && n->inputs[3] >= 0 ? " +mask" : "");
+    } else if (n->op == IR_OP_FusedElementwise) {
+        size_t nc = 0;
+        ir_attr_ints(n, FUSED_ELT_PROGRAM, &nc);
+        snprintf(buf, cap, "eltwise fused %s, %zu instructions", efused_select()->name, nc / 3);
     } else if ((n->op == IR_OP_MaxPool || n->op == IR_OP_AveragePool ||
                 n->op == IR_OP_GlobalAveragePool) &&
                f32 && n->n_outputs == 1) {

@@ -5,6 +5,8 @@
 #ifndef CAIRN_IR_OPS_FUSED_H
 #define CAIRN_IR_OPS_FUSED_H
 
+#include <stddef.h>
+
 /* FusedMatMul attribute slots, in schema order. "activation" holds a
  * gemm_act_t (kernels/gemm/gemm.h); "packed" = 1 means input 1 is a u8
  * buffer from gemm_f32_pack_b for a K x N matrix (K, N in "k", "n");
@@ -52,5 +54,14 @@ enum {
     FUSED_ATTN_V_PERM,
     FUSED_ATTN_OUT_PERM
 };
+
+/* FusedElementwise attribute slots: "program" (3 ints per instruction:
+ * opcode, a, b, as kernels/eltwise/fused.h defines them) and "imms". */
+enum { FUSED_ELT_PROGRAM, FUSED_ELT_IMMS };
+
+/* The program of a FusedElementwise node, readably ("r2 = mul(r0, r1);
+ * r3 = sigmoid(r2)"), for the printer. */
+struct ir_node;
+void op_fused_eltwise_describe(const struct ir_node *n, char *buf, size_t cap);
 
 #endif

@@ -1,0 +1,146 @@
+/*
+ * The vector evaluator of fused elementwise programs (fused.h), written
+ * over the macros of one vmath ISA header and instantiated by x86_avx2.c
+ * and x86_avx512.c, which define EFUSED_FN (the function's name), KX_SQRT
+ * and KX_XOR before including it.
+ *
+ * The output range is walked in blocks of at most EFUSED_BLOCK elements
+ * (cut short where a row input wraps, so every operand of a block is
+ * contiguous). Per block, each instruction runs as one vector loop over
+ * the block: its operands are pointers straight into the inputs, into the
+ * scratch block of an earlier instruction, or into a constant block
+ * (immediates and scalar inputs, filled once per call, and rows shorter
+ * than a block, tiled once per call); the last
+ * instruction writes the output directly. So the program is interpreted
+ * once per block, not per element, and each input and the output are
+ * touched once. Tails use masked loads and stores: no element outside
+ * the range is read or written.
+ */
+#ifndef EFUSED_FN
+#error "include from an ISA file that defines EFUSED_FN"
+#endif
+
+/* One loop of the block over the vectors of m elements: x and y are the
+ * operands (y == x for unary ops), EXPR the result. Tail lanes load 1.0,
+ * harmless to every op, and are not stored. */
+#define KX_LOOP(EXPR)                                                       \
+    do {                                                                    \
+        int64_t t = 0;                                                      \
+        for (; t + VLEN <= m; t += VLEN) {                                  \
+            const V x = V_LOAD(pa + t), y = V_LOAD(pb + t);                 \
+            (void)y;                                                        \
+            V_STORE(d + t, (EXPR));                                         \
+        }                                                                   \
+        if (t < m) {                                                        \
+            const V x = V_LOADN(pa + t, m - t, 1.0f);                       \
+            const V y = V_LOADN(pb + t, m - t, 1.0f);                       \
+            (void)y;                                                        \
+            V_STOREN(d + t, m - t, (EXPR));                                 \
+        }                                                                   \
+    } while (0)
+
+void EFUSED_FN(const efused_prog_t *p, const efused_input_t *in, float *out, int64_t n,
+               int64_t i0, int64_t i1)
+{
+    (void)n;
+    const int n_in = p->n_in, n_instr = p->n_instr;
+    const int32_t *code = p->code;
+    /* one block per register: inputs (scalar, or a short row tiled) and
+     * instruction results */
+    _Alignas(64) float scratch[EFUSED_MAX_REGS][EFUSED_BLOCK];
+    /* a row shorter than a block, repeated over a block plus one row, so
+     * that the block starting at any phase i % len is contiguous in it */
+    _Alignas(64) float tile[EFUSED_MAX_IN][2 * EFUSED_BLOCK];
+    const float *src[EFUSED_MAX_REGS];
+    for (int k = 0; k < n_in; k++) {
+        const int64_t len = in[k].len;
+        if (len == 1) {
+            for (int t = 0; t < EFUSED_BLOCK; t++)
+                scratch[k][t] = in[k].p[0];
+        } else if (len < EFUSED_BLOCK) {
+            for (int64_t t = 0, f = 0; t < EFUSED_BLOCK + len; t++) {
+                tile[k][t] = in[k].p[f];
+                if (++f == len)
+                    f = 0;
+            }
+        }
+    }
+    for (int j = 0; j < n_instr; j++)
+        if (code[3 * j] == EFU_IMM) {
+            float c = p->imm[code[3 * j + 1]];
+            for (int t = 0; t < EFUSED_BLOCK; t++)
+                scratch[n_in + j][t] = c;
+        }
+    const V vzero = V_ZERO(), vone = V_SET1(1.0f);
+    for (int64_t i = i0; i < i1;) {
+        int64_t m = i1 - i < EFUSED_BLOCK ? i1 - i : EFUSED_BLOCK;
+        /* rows of at least a block are read in place (the block ends where
+         * one wraps); shorter rows from their tile */
+        for (int k = 0; k < n_in; k++) {
+            const int64_t len = in[k].len;
+            if (len == 1 || len < EFUSED_BLOCK)
+                continue;
+            const int64_t left = len - i % len;
+            if (left < m)
+                m = left;
+        }
+        for (int k = 0; k < n_in; k++) {
+            const int64_t len = in[k].len;
+            if (len == 1) {
+                src[k] = scratch[k];
+            } else if (len < EFUSED_BLOCK) {
+                src[k] = tile[k] + i % len;
+            } else {
+                src[k] = in[k].p + i % len;
+            }
+        }
+        for (int j = 0; j < n_instr; j++) {
+            const int opc = code[3 * j], r = n_in + j, b = code[3 * j + 2];
+            if (opc == EFU_IMM) {
+                src[r] = scratch[r];
+                continue;
+            }
+            const float *pa = src[code[3 * j + 1]];
+            const float *pb = opc >= EFU_ADD && opc <= EFU_MAX ? src[b] : pa;
+            float *d = j == n_instr - 1 ? out + i : scratch[r];
+            switch (opc) {
+            case EFU_ADD: KX_LOOP(V_ADD(x, y)); break;
+            case EFU_SUB: KX_LOOP(V_SUB(x, y)); break;
+            case EFU_MUL: KX_LOOP(V_MUL(x, y)); break;
+            case EFU_DIV: KX_LOOP(V_DIV(x, y)); break;
+            /* x86 min/max give y when x is NaN; Min/Max keep x's NaN */
+            case EFU_MIN: KX_LOOP(V_BLEND(V_CMP_EQ(x, x), x, V_MIN(x, y))); break;
+            case EFU_MAX: KX_LOOP(V_BLEND(V_CMP_EQ(x, x), x, V_MAX(x, y))); break;
+            case EFU_NEG: KX_LOOP(KX_XOR(x, V_SET1(-0.0f))); break;
+            case EFU_ABS: KX_LOOP(V_ABS(x)); break;
+            case EFU_RELU: KX_LOOP(V_MAX(vzero, x)); break; /* NaN, -0 pass (second operand) */
+            case EFU_SQRT: KX_LOOP(KX_SQRT(x)); break;
+            case EFU_RECIP: KX_LOOP(V_DIV(vone, x)); break;
+            case EFU_EXP: KX_LOOP(VM(exp)(x)); break;
+            case EFU_LOG: KX_LOOP(VM(log)(x)); break;
+            case EFU_TANH: KX_LOOP(VM(tanh)(x)); break;
+            case EFU_SIGMOID: KX_LOOP(VM(sigmoid)(x)); break;
+            case EFU_ERF: KX_LOOP(VM(erf)(x)); break;
+            case EFU_GELU_ERF: KX_LOOP(VM(gelu_erf)(x)); break;
+            case EFU_GELU_TANH: KX_LOOP(VM(gelu_tanh)(x)); break;
+            case EFU_CLIP: {
+                /* x < lo ? (lo > hi ? hi : lo) : (x > hi ? hi : x), as unary.c */
+                const float lo = p->imm[b], hi = p->imm[b + 1];
+                const V vlo = V_SET1(lo > hi ? hi : lo), vhi = V_SET1(hi), vl = V_SET1(lo);
+                KX_LOOP(V_BLEND(V_CMP_LT(x, vl), V_BLEND(V_CMP_GT(x, vhi), x, vhi), vlo));
+                break;
+            }
+            case EFU_LEAKY: {
+                const V va = V_SET1(p->imm[b]);
+                KX_LOOP(V_BLEND(V_CMP_LT(x, vzero), x, V_MUL(va, x)));
+                break;
+            }
+            default: break;
+            }
+            src[r] = d;
+        }
+        i += m;
+    }
+}
+
+#undef KX_LOOP
