@@ -50,7 +50,9 @@ static void test_silu(void)
     int64_t dims[1][CAIRN_MAX_RANK] = {{4, 37}};
     int ranks[1] = {2};
     compare_runs(g, "fuse_eltwise", 1, dims, ranks, 0);
-    compare_runs(g, "all", 1, dims, ranks, 0);
+    /* the full pipeline canonicalises x * Sigmoid(x) into Swish first, whose
+     * reference formula rounds differently from sigmoid-then-multiply */
+    compare_runs(g, "all", 1, dims, ranks, 1e-6);
     cairn_graph_destroy(g);
 }
 
