@@ -6,9 +6,9 @@
 #
 # usage: bench/gemm.sh [BUILD_DIR]     (default: build)
 # environment: THREADS="1 2" to choose the thread counts; SHAPES="MxNxK ..."
-# to choose the shapes; REPEAT=N runs each case N times (default 2) and keeps
-# the least disturbed run (the one whose libraries were fastest in total:
-# on a shared machine a neighbour's burst slows everyone in a run at once);
+# to choose the shapes; REPEAT=N runs each case N times (default 3) and keeps
+# each library's best median over them (on a shared machine a neighbour's
+# burst can hit one library's turns in one repeat and not the others');
 # DOC=path to write elsewhere; a machine file from
 # `cairn calibrate` is used when there is one (else bench calibrates quickly).
 set -eu
@@ -18,7 +18,7 @@ build=${1:-$root/build}
 cairn=$build/cairn
 doc=${DOC:-$root/docs/performance.md}
 threads=${THREADS:-"1 2"}
-repeat=${REPEAT:-2}
+repeat=${REPEAT:-3}
 shapes=${SHAPES:-"256x256x256 512x512x512 1024x1024x1024 2048x2048x2048 128x1536x384 128x384x1536 1x4096x4096 8x4096x4096 512x768x3072"}
 
 [ -x "$cairn" ] || { echo "bench/gemm.sh: $cairn not found: build first (cmake --build build)" >&2; exit 1; }
@@ -43,20 +43,22 @@ for t in $threads; do
         m=${s%%x*}; rest=${s#*x}; n=${rest%%x*}; k=${rest#*x}
         out=$tmp/$s-$t.json
         echo "bench/gemm.sh: $m x $n x $k, $t thread(s)" >&2
-        best=-1
         r=0
+        rm -f "$tmp"/try-*.json
         while [ "$r" -lt "$repeat" ]; do
             r=$((r + 1))
-            if ! "$cairn" bench gemm --m "$m" --n "$n" --k "$k" --threads "$t" --peers --json > "$tmp/try.json"; then
+            if ! "$cairn" bench gemm --m "$m" --n "$n" --k "$k" --threads "$t" --peers --json > "$tmp/try-$r.json"; then
                 echo "bench/gemm.sh: cairn bench gemm failed for $s on $t thread(s)" >&2
                 exit 1
             fi
-            total=$(jq '[.results[].gflops] | add' "$tmp/try.json")
-            if awk -v a="$total" -v b="$best" 'BEGIN { exit !(a > b) }'; then
-                best=$total
-                cp "$tmp/try.json" "$out"
-            fi
         done
+        # each library's best median over the repeats: a neighbour's burst
+        # that hits one library's slots in one repeat does not decide the row
+        jq -s '{threads: .[0].threads, peak_gflops: .[0].peak_gflops, peak_source: .[0].peak_source,
+                results: ([.[].results[]] | group_by(.impl) | map(max_by(.gflops)))}
+               | .ratio_vs_best_peer = ([.results[] | select(.impl == "cairn") | .gflops][0] /
+                   ([.results[] | select(.impl != "cairn") | .gflops] | if length == 0 then null else max end))' \
+            "$tmp"/try-*.json > "$out"
         c=$(cell "$out" cairn); ob=$(cell "$out" openblas); bl=$(cell "$out" blis); dn=$(cell "$out" onednn)
         pf=$(jq -r '.results[] | select(.impl == "cairn") | .peak_fraction |
                     if . == null then "–" else (. * 1000 | round / 10 | tostring) + " %" end' "$out")
@@ -80,7 +82,7 @@ done
     echo "|---|---|---|---|---|---|---|---|"
     cat "$tmp/rows"
     echo
-    echo "Each case ran $repeat time(s); the table keeps the least disturbed run (highest total GFLOP/s)."
+    echo "Each case ran $repeat time(s); each library's cell is its best median over the repeats."
     echo "Medians of at least 5 runs and 0.3 s per library (3 runs when one run takes over 1 s),"
     echo "alternating between the libraries in bursts with a 120 ms pause between them so that"
     echo "one library's idle spinning threads do not slow the next; GFLOP/s = 2·M·N·K / time."
