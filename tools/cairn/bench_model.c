@@ -793,6 +793,9 @@ int bench_model(int argc, char **argv)
         peer_ok = 1;
     }
 
+    /* onnxruntime's warm-up just ran: let its threads stop spinning first */
+    if (peer_ok)
+        bm_settle();
     /* alternate in bursts until each has o.iters timed runs */
     int done_c = 0, done_o = 0;
     while (done_c < o.iters || (peer_ok && done_o < o.iters)) {
