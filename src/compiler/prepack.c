@@ -31,6 +31,34 @@ static float attr_f(const ir_node_t *n, const char *name, float def)
     return a ? a->f : def;
 }
 
+/* Adds buf (size bytes, a packed copy of the constant named `of`) as a u8
+ * constant; takes over the caller's reference to buf. */
+static cairn_status_t add_packed(rw_t *r, const char *of, ir_blob_t *buf, size_t size, int *pv)
+{
+    char hint[512];
+    snprintf(hint, sizeof hint, "%s:packed", of);
+    int64_t dims[1] = {(int64_t)size};
+    cairn_status_t s = rw_add_const_blob(r, hint, CAIRN_U8, 1, dims, buf, pv);
+    ir_blob_unref(buf);
+    return s;
+}
+
+/* After rw_replace (status s) swapped a node onto the packed copy of
+ * constant w: hard errors propagate; a refused rewrite leaves the node as it
+ * was. When the packed copy replaced the plain one, this graph's reference
+ * to the plain bytes is dropped now rather than at rw_finish, so the pass
+ * never holds every weight twice (the bytes go when no other graph, e.g.
+ * the caller's, shares them; the unused value is compacted away). */
+static cairn_status_t replaced(rw_t *r, cairn_status_t s, int w)
+{
+    if (s == CAIRN_ERR_OUT_OF_MEMORY || s == CAIRN_ERR_INTERNAL)
+        return s;
+    if (s == CAIRN_OK && r->uses[w] == 0 && !r->is_out[w])
+        ir_value_set_blob(&r->g->values[w], NULL);
+    base_error_clear(); /* not packed: the node stays as it was */
+    return CAIRN_OK;
+}
+
 static cairn_status_t pack_one(rw_t *r, int i)
 {
     const ir_graph_t *g = r->g;
@@ -89,14 +117,8 @@ static cairn_status_t pack_one(rw_t *r, int i)
         ir_blob_unref(buf);
         return base_error_prefix(s, "pre-packing B of node '%s': ", n->name);
     }
-    char hint[512];
-    snprintf(hint, sizeof hint, "%s:packed", bv->name);
-    int64_t dims[1] = {(int64_t)size};
     int pv;
-    s = rw_add_const_blob(r, hint, CAIRN_U8, 1, dims, buf, &pv);
-    ir_blob_unref(buf);
-    if (s != CAIRN_OK)
-        return s;
+    BASE_TRY(add_packed(r, bv->name, buf, size, &pv));
     int in[4] = {A, pv, bias, resid};
     int n_in = resid >= 0 ? 4 : bias >= 0 ? 3 : 2;
     cairn_attr_t attrs[10] = {
@@ -112,17 +134,7 @@ static cairn_status_t pack_one(rw_t *r, int i)
         {"post_clip_max", CAIRN_ATTR_FLOAT, 0, phi, NULL, NULL, NULL, 0, NULL}};
     /* the post-residual activation's attributes only when there is one */
     s = rw_replace(r, i, IR_OP_FusedMatMul, in, n_in, attrs, post ? 10 : 7, &i, 1);
-    if (s == CAIRN_ERR_OUT_OF_MEMORY || s == CAIRN_ERR_INTERNAL)
-        return s;
-    if (s == CAIRN_OK && r->uses[B] == 0 && !r->is_out[B]) {
-        /* The packed copy replaces the plain one: drop this graph's
-         * reference now rather than at rw_finish, so the pass never holds
-         * every weight twice. The bytes go when no other graph (the
-         * caller's) shares them. The value, unused, is compacted away. */
-        ir_value_set_blob(&r->g->values[B], NULL);
-    }
-    base_error_clear(); /* not packed: the node stays as it was */
-    return CAIRN_OK;
+    return replaced(r, s, B);
 }
 
 /* Conv / FusedConv with a constant f32 W and group 1 (not depthwise):
@@ -152,6 +164,10 @@ static cairn_status_t pack_conv(rw_t *r, int i)
         kp.kernel[d] = d >= CONV_SP - (ws->rank - 2) ? ws->d[d - (CONV_SP - (ws->rank - 2)) + 2] : 1;
     if (kp.M < 1 || kp.C < 1)
         return CAIRN_OK;
+    cairn_attr_t attrs[24];
+    int na = conv_attrs_of(n, attrs, 20);
+    if (na < 0)
+        return CAIRN_OK;
     size_t size = conv_f32_packed_w_size(&kp);
     ir_blob_t *buf = ir_blob_alloc(size);
     if (!buf)
@@ -161,18 +177,8 @@ static cairn_status_t pack_conv(rw_t *r, int i)
         ir_blob_unref(buf);
         return base_error_prefix(s, "pre-packing W of node '%s': ", n->name);
     }
-    char hint[512];
-    snprintf(hint, sizeof hint, "%s:packed", wv->name);
-    int64_t dims[1] = {(int64_t)size};
     int pv;
-    s = rw_add_const_blob(r, hint, CAIRN_U8, 1, dims, buf, &pv);
-    ir_blob_unref(buf);
-    if (s != CAIRN_OK)
-        return s;
-    cairn_attr_t attrs[24];
-    int na = conv_attrs_of(n, attrs, 20);
-    if (na < 0)
-        return CAIRN_OK;
+    BASE_TRY(add_packed(r, wv->name, buf, size, &pv));
     int64_t wshape[5];
     for (int d = 0; d < ws->rank; d++)
         wshape[d] = ws->d[d];
@@ -180,12 +186,7 @@ static cairn_status_t pack_conv(rw_t *r, int i)
     attrs[na++] = cairn_attr_ints("w_shape", wshape, (size_t)ws->rank);
     int in[4] = {X, pv, n->n_inputs > 2 ? n->inputs[2] : -1, n->n_inputs > 3 ? n->inputs[3] : -1};
     s = rw_replace(r, i, IR_OP_FusedConv, in, n->n_inputs, attrs, na, &i, 1);
-    if (s == CAIRN_ERR_OUT_OF_MEMORY || s == CAIRN_ERR_INTERNAL)
-        return s;
-    if (s == CAIRN_OK && r->uses[W] == 0 && !r->is_out[W])
-        ir_value_set_blob(&r->g->values[W], NULL); /* as for B above */
-    base_error_clear();
-    return CAIRN_OK;
+    return replaced(r, s, W);
 }
 
 cairn_status_t pass_prepack(ir_graph_t *g, const pass_ctx_t *c)

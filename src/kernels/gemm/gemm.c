@@ -673,6 +673,7 @@ void gemm_f32(const kctx_t *k, int transA, int transB, int64_t M, int64_t N, int
 /* ---- pre-packed B ---- */
 
 #define PACKED_MAGIC 0x42504347u /* "GCPB" */
+#define PACKED_A_MAGIC 0x41504347u /* "GCPA": packed A */
 #define PACKED_HEADER 64
 
 typedef struct packed_header {
@@ -690,31 +691,44 @@ size_t gemm_f32_packed_b_size(int64_t K, int64_t N)
     return PACKED_HEADER + (size_t)K * (size_t)npad * sizeof(float);
 }
 
+/* Checks a pre-packing call (what = its name; rows x K to pack, rows being
+ * N for B and M for A, padded to a multiple of pad) and writes the buffer's
+ * header; h and kc out. */
+static cairn_status_t packed_begin(const char *what, uint32_t magic, const gemm_f32_variant_t *v,
+                                   int64_t K, int64_t rows, int pad, const void *src,
+                                   void *packed, size_t size, packed_header_t *h)
+{
+    if (K < 0 || rows < 0)
+        return base_error(CAIRN_ERR_INVALID_ARGUMENT, "%s: negative size K=%lld x %lld", what,
+                          (long long)K, (long long)rows);
+    int64_t npad = (rows + pad - 1) / pad * pad;
+    size_t need = PACKED_HEADER + (size_t)K * (size_t)npad * sizeof(float);
+    if (!packed || (K * rows > 0 && !src))
+        return base_error(CAIRN_ERR_INVALID_ARGUMENT, "%s: null buffer or matrix", what);
+    if (size < need)
+        return base_error(CAIRN_ERR_INVALID_ARGUMENT,
+                          "%s: buffer of %zu bytes, K=%lld x %lld needs %zu", what, size,
+                          (long long)K, (long long)rows, need);
+    if ((uintptr_t)packed % BASE_ALIGN)
+        return base_error(CAIRN_ERR_INVALID_ARGUMENT, "%s: buffer must be %d-byte aligned",
+                          what, BASE_ALIGN);
+    gemm_blocking_t bl;
+    gemm_f32_blocking(v, &bl);
+    *h = (packed_header_t){magic, (int32_t)(v - gemm_f32_variants), K, rows,
+                           gemm_kc_for(&bl, K, 1), npad};
+    memcpy(packed, h, sizeof *h);
+    return CAIRN_OK;
+}
+
 cairn_status_t gemm_f32_pack_b(int transB, int64_t K, int64_t N, const float *B, int64_t ldb,
                                void *packed, size_t size)
 {
     const gemm_f32_variant_t *v = gemm_f32_select();
-    size_t need = gemm_f32_packed_b_size(K, N);
-    if (K < 0 || N < 0)
-        return base_error(CAIRN_ERR_INVALID_ARGUMENT, "gemm_f32_pack_b: negative K=%lld or N=%lld",
-                          (long long)K, (long long)N);
-    if (size < need)
-        return base_error(CAIRN_ERR_INVALID_ARGUMENT,
-                          "gemm_f32_pack_b: buffer of %zu bytes, K=%lld x N=%lld needs %zu "
-                          "(gemm_f32_packed_b_size)",
-                          size, (long long)K, (long long)N, need);
-    if ((uintptr_t)packed % BASE_ALIGN)
-        return base_error(CAIRN_ERR_INVALID_ARGUMENT,
-                          "gemm_f32_pack_b: buffer must be %d-byte aligned", BASE_ALIGN);
-    gemm_blocking_t bl;
-    gemm_f32_blocking(v, &bl);
-    bl.kc = gemm_kc_for(&bl, K, 1);
-    packed_header_t h = {PACKED_MAGIC, (int32_t)(v - gemm_f32_variants), K, N, bl.kc,
-                         (N + v->nr - 1) / v->nr * v->nr};
-    memcpy(packed, &h, sizeof h);
+    packed_header_t h;
+    BASE_TRY(packed_begin("gemm_f32_pack_b", PACKED_MAGIC, v, K, N, v->nr, B, packed, size, &h));
     float *d = (float *)((char *)packed + PACKED_HEADER);
-    for (int64_t pc = 0; pc < K; pc += bl.kc) {
-        int64_t kc = min64(bl.kc, K - pc);
+    for (int64_t pc = 0; pc < K; pc += h.kc) {
+        int64_t kc = min64(h.kc, K - pc);
         (v->pack_b ? v->pack_b : gemm_f32_pack_b_block)(transB, B, ldb, pc, 0, kc, N, v->nr,
                                                         d + pc * h.npad);
     }
@@ -751,7 +765,6 @@ cairn_status_t gemm_f32_packed(const kctx_t *k, int transA, int64_t M, int64_t N
 
 /* ---- pre-packed A ---- */
 
-#define PACKED_A_MAGIC 0x41504347u /* "GCPA" */
 
 size_t gemm_f32_packed_a_size(int64_t M, int64_t K)
 {
@@ -766,31 +779,13 @@ cairn_status_t gemm_f32_prepack_a(int transA, int64_t M, int64_t K, const float 
                                   void *packed, size_t size)
 {
     const gemm_f32_variant_t *v = gemm_f32_select();
-    if (K < 0 || M < 0)
-        return base_error(CAIRN_ERR_INVALID_ARGUMENT,
-                          "gemm_f32_prepack_a: negative M=%lld or K=%lld", (long long)M,
-                          (long long)K);
-    size_t need = gemm_f32_packed_a_size(M, K);
-    if (!packed || (M * K > 0 && !A))
-        return base_error(CAIRN_ERR_INVALID_ARGUMENT, "gemm_f32_prepack_a: null buffer");
-    if (size < need)
-        return base_error(CAIRN_ERR_INVALID_ARGUMENT,
-                          "gemm_f32_prepack_a: buffer of %zu bytes, M=%lld x K=%lld needs %zu "
-                          "(gemm_f32_packed_a_size)",
-                          size, (long long)M, (long long)K, need);
-    if ((uintptr_t)packed % BASE_ALIGN)
-        return base_error(CAIRN_ERR_INVALID_ARGUMENT,
-                          "gemm_f32_prepack_a: buffer must be %d-byte aligned", BASE_ALIGN);
-    gemm_blocking_t bl;
-    gemm_f32_blocking(v, &bl);
-    bl.kc = gemm_kc_for(&bl, K, 1);
-    /* the header's K and N fields hold K and M; npad holds the padded M */
-    packed_header_t h = {PACKED_A_MAGIC, (int32_t)(v - gemm_f32_variants), K, M, bl.kc,
-                         (M + v->mr - 1) / v->mr * v->mr};
-    memcpy(packed, &h, sizeof h);
+    /* the header's N field holds M; npad the padded M */
+    packed_header_t h;
+    BASE_TRY(packed_begin("gemm_f32_prepack_a", PACKED_A_MAGIC, v, K, M, v->mr, A, packed, size,
+                          &h));
     float *d = (float *)((char *)packed + PACKED_HEADER);
-    for (int64_t pc = 0; pc < K; pc += bl.kc) {
-        int64_t kc = min64(bl.kc, K - pc);
+    for (int64_t pc = 0; pc < K; pc += h.kc) {
+        int64_t kc = min64(h.kc, K - pc);
         (v->pack_a ? v->pack_a : gemm_f32_pack_a)(transA, A, lda, 0, pc, M, kc, v->mr,
                                                   d + pc * h.npad);
     }
