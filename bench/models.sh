@@ -81,7 +81,7 @@ done
     echo "Models (models/export.py, random weights, opset 14, static shapes): encoder = the BERT-like"
     echo "6-layer encoder stack (MiniLM-L6 shape, no embeddings; s = sequence, b = batch); gpt2stack ="
     echo "12 pre-LN causal decoder blocks at 768, 1×128×768; resnet50 and mobilenetv2 = torchvision's,"
-    echo "1×3×224×224. cairn and onnxruntime alternate in bursts of about 0.25 s with 100 ms pauses;"
+    echo "1×3×224×224. cairn and onnxruntime alternate in bursts of about 0.25 s with 500 ms pauses;"
     echo "inputs are the same random tensors for both, and the outputs are compared before any"
     echo "timing counts (max rel. err = max |cairn − ORT| / max |ORT|). Peak RSS is VmHWM in MB:"
     echo "cairn's of a child process that only loads, plans and runs the model; onnxruntime's of"

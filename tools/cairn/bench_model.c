@@ -48,7 +48,10 @@ enum { BM_OK = 0, BM_FAIL = 1, BM_USAGE = 2 };
 #define BM_MAX_IO 64
 #define BM_MAX_ITERS 100000
 #define BM_BURST_SECONDS 0.25
-#define BM_SETTLE_NS 500000000L /* 500 ms between bursts: onnxruntime's idle intra-op threads spin for longer than 100 ms, and at 2 threads on 2 CPUs they took half of cairn's next burst */
+/* 500 ms between bursts (and after the warm-up): onnxruntime's idle intra-op
+ * threads spin for longer than 100 ms, and at 2 threads on 2 CPUs they took
+ * half of cairn's next burst */
+#define BM_SETTLE_NS 500000000L
 /* outputs agree when max|cairn - ort| <= BM_AGREE * max|ort| (f32 over a
  * whole model: summation orders differ, so not the unit tests' 1e-4) */
 #define BM_AGREE 1e-3
