@@ -87,6 +87,13 @@ typedef int (*dnnl_sgemm_fn)(char ta, char tb, int64_t M, int64_t N, int64_t K, 
                              const float *A, int64_t lda, const float *B, int64_t ldb, float beta,
                              float *C, int64_t ldc);
 
+/* oneDNN's int8 GEMM (row-major; ao / bo zero points, offsetc 'F' with one
+ * C offset) */
+typedef int (*dnnl_u8s8s32_fn)(char ta, char tb, char offsetc, int64_t M, int64_t N, int64_t K,
+                               float alpha, const uint8_t *A, int64_t lda, uint8_t ao,
+                               const int8_t *B, int64_t ldb, int8_t bo, float beta, int32_t *C,
+                               int64_t ldc, const int32_t *co);
+
 enum { CBLAS_ROW_MAJOR = 101, CBLAS_NO_TRANS = 111, CBLAS_TRANS = 112 };
 
 typedef struct gemm_impl {
@@ -95,6 +102,7 @@ typedef struct gemm_impl {
     void *handle;
     cblas_sgemm_fn cblas;
     dnnl_sgemm_fn dnnl;
+    dnnl_u8s8s32_fn dnnl_s8;
     float *C;
     double *secs, total;
     int n_secs;
@@ -110,6 +118,12 @@ static int impl_call(gemm_impl_t *im, const gemm_problem_t *p)
                   p->transB ? CBLAS_TRANS : CBLAS_NO_TRANS, (int)p->M, (int)p->N, (int)p->K, 1.0f,
                   p->A, (int)p->lda, p->B, (int)p->ldb, 0.0f, im->C, (int)p->ldc);
         return 0;
+    }
+    if (im->dnnl_s8) {
+        static const int32_t zero = 0;
+        return im->dnnl_s8(p->transA ? 'T' : 'N', p->transB ? 'T' : 'N', 'F', p->M, p->N, p->K,
+                           1.0f, p->Alp, p->lda, 0, p->Blp, p->ldb, 0, 0.0f,
+                           (int32_t *)(void *)im->C, p->ldc, &zero);
     }
     if (im->dnnl)
         return im->dnnl(p->transA ? 'T' : 'N', p->transB ? 'T' : 'N', p->M, p->N, p->K, 1.0f, p->A,
@@ -169,8 +183,11 @@ static void peers_environment(int threads, FILE *note)
 }
 
 /* Loads each peer; those not installed are left with handle NULL and why. */
-static void peers_load(gemm_impl_t *ob, gemm_impl_t *bl, gemm_impl_t *dn, int threads, int mask)
+static void peers_load(gemm_impl_t *ob, gemm_impl_t *bl, gemm_impl_t *dn, int threads, int mask,
+                       int dtype)
 {
+    if (dtype == 2)
+        mask &= 4; /* int8: only oneDNN has a u8 x s8 GEMM */
     ob->name = "openblas";
     bl->name = "blis";
     dn->name = "onednn";
@@ -207,7 +224,10 @@ static void peers_load(gemm_impl_t *ob, gemm_impl_t *bl, gemm_impl_t *dn, int th
     if (dn->name)
         dn->handle = peer_open("libdnnl.so.2", dn->why, sizeof dn->why);
     if (dn->handle) {
-        dn->dnnl = (dnnl_sgemm_fn)peer_sym(dn->handle, "dnnl_sgemm");
+        if (dtype == 2)
+            dn->dnnl_s8 = (dnnl_u8s8s32_fn)peer_sym(dn->handle, "dnnl_gemm_u8s8s32");
+        else
+            dn->dnnl = (dnnl_sgemm_fn)peer_sym(dn->handle, "dnnl_sgemm");
         /* oneDNN threads with OpenMP: the env var was set before loading;
          * this sets it again in case libgomp was already initialised */
         void (*omp_set)(int) = (void (*)(int))peer_sym(dn->handle, "omp_set_num_threads");
@@ -226,8 +246,9 @@ static void peers_load(gemm_impl_t *ob, gemm_impl_t *bl, gemm_impl_t *dn, int th
                      v->patch);
         else
             snprintf(dn->detail, sizeof dn->detail, "oneDNN");
-        if (!dn->dnnl)
-            snprintf(dn->why, sizeof dn->why, "libdnnl.so.2 has no dnnl_sgemm");
+        if (!dn->dnnl && !dn->dnnl_s8)
+            snprintf(dn->why, sizeof dn->why, "libdnnl.so.2 has no %s",
+                     dtype == 2 ? "dnnl_gemm_u8s8s32" : "dnnl_sgemm");
     }
 }
 
@@ -576,10 +597,10 @@ static int bench_gemm(int argc, char **argv)
     if (rc != BENCH_OK)
         return rc;
     int dtype = !strcmp(o.dtype, "bf16") ? 1 : !strcmp(o.dtype, "s8") ? 2 : 0;
-    if (dtype && o.peers) {
-        fprintf(stderr, "cairn bench gemm: --dtype %s: no peers to compare with yet (oneDNN 2.6 "
-                        "has no bf16 GEMM in its C API; dnnl_gemm_u8s8s32 is not wired); timing "
-                        "cairn alone\n", o.dtype);
+    if (dtype == 1 && o.peers) {
+        fprintf(stderr, "cairn bench gemm: --dtype bf16: no peer to compare with (oneDNN 2.6 has "
+                        "no bf16 GEMM in its C API, OpenBLAS and BLIS none in theirs); timing "
+                        "cairn alone\n");
         o.peers = 0;
     }
     int threads = o.threads > 0 ? o.threads : base_cpu()->logical_cpus;
@@ -604,7 +625,7 @@ static int bench_gemm(int argc, char **argv)
                  threads > 1 ? "s" : "");
     if (o.peers) {
         peers_environment(threads, stderr);
-        peers_load(&impls[1], &impls[2], &impls[3], threads, o.peers);
+        peers_load(&impls[1], &impls[2], &impls[3], threads, o.peers, dtype);
         n_impls = 4;
     }
 
@@ -642,8 +663,10 @@ static int bench_gemm(int argc, char **argv)
             gemm_cvt_f32_to_bf16(A, Alp, (size_t)(o.M * o.K));
             gemm_cvt_f32_to_bf16(B, Blp, (size_t)(o.K * o.N));
         } else {
+            /* A in [0, 127]: a u8 x s8 pair sum then fits int16, so a peer's
+             * non-VNNI path (vpmaddubsw saturates to int16) is exact too */
             for (int64_t e = 0; e < o.M * o.K; e++)
-                ((uint8_t *)Alp)[e] = (uint8_t)(int)((A[e] + 1.0f) * 127.5f);
+                ((uint8_t *)Alp)[e] = (uint8_t)(int)((A[e] + 1.0f) * 63.5f);
             for (int64_t e = 0; e < o.K * o.N; e++)
                 ((int8_t *)Blp)[e] = (int8_t)(int)(B[e] * 127.0f);
         }
@@ -652,7 +675,7 @@ static int bench_gemm(int argc, char **argv)
     int max_runs = o.iters ? o.iters : BENCH_MAX_RUNS;
     for (int i = 0; i < n_impls; i++) {
         gemm_impl_t *im = &impls[i];
-        if (i && (!im->handle || (!im->cblas && !im->dnnl)))
+        if (i && (!im->handle || (!im->cblas && !im->dnnl && !im->dnnl_s8)))
             continue;
         im->C = base_aligned_alloc((size_t)(o.M * o.N) * sizeof(float), BASE_ALIGN);
         im->secs = malloc((size_t)max_runs * sizeof(double));
@@ -683,6 +706,22 @@ static int bench_gemm(int argc, char **argv)
         gemm_impl_t *im = &impls[i];
         if (!im->C || im->failed)
             continue;
+        if (dtype == 2) {
+            /* int32 results: exact or wrong */
+            const int32_t *x = (const int32_t *)(void *)im->C;
+            const int32_t *y = (const int32_t *)(void *)impls[0].C;
+            int64_t bad = 0;
+            for (int64_t e = 0; e < o.M * o.N; e++)
+                bad += x[e] != y[e];
+            im->max_rel_err = bad ? 1.0 : 0.0;
+            if (bad) {
+                im->failed = 1;
+                snprintf(im->why, sizeof im->why,
+                         "result differs from cairn's in %lld of %lld int32 elements",
+                         (long long)bad, (long long)(o.M * o.N));
+            }
+            continue;
+        }
         im->max_rel_err = rel_error(im->C, impls[0].C, o.M * o.N);
         if (!(im->max_rel_err <= tol)) {
             im->failed = 1;
