@@ -203,6 +203,10 @@ static const tcase_t cases[] = {
     {"depthwise 5x5 stride 3", 2, 1, 4, 4, 4, {20, 53}, {5, 5}, {3, 3}, {1, 1}, {2, 2}, {2, 2}},
     {"depthwise dilated", 2, 1, 4, 4, 4, {19, 80}, {3, 3}, {1, 1}, {2, 2}, {2, 2}, {2, 2}},
     {"depthwise big pad", 2, 1, 2, 2, 2, {4, 5}, {3, 3}, {1, 1}, {1, 1}, {4, 6}, {3, 5}},
+    /* the AVX2 flattened-plane path near its buffer's limit, and with wide
+     * dilated taps reaching past the padded grid */
+    {"depthwise flat limit", 2, 1, 3, 3, 3, {61, 61}, {3, 3}, {1, 1}, {1, 1}, {1, 1}, {1, 1}},
+    {"depthwise flat dilated 5x5", 2, 1, 3, 3, 3, {40, 47}, {5, 5}, {1, 1}, {2, 2}, {4, 4}, {4, 4}},
     /* rows too wide for the AVX2 kernel's padded-row ring: its direct path */
     {"depthwise wide rows", 2, 1, 3, 3, 3, {4, 3001}, {3, 3}, {1, 1}, {1, 1}, {1, 1}, {1, 1}},
     {"depthwise wide rows stride 2", 2, 1, 2, 2, 2, {5, 6003}, {3, 3}, {2, 2}, {1, 1}, {1, 1}, {0, 1}},

@@ -423,13 +423,22 @@ static void dw_direct_sn(const conv_params_t *p, const float *x, const float *w,
 /* The padded grid a stride-1 plane reads: PH x PW = (OH + (KH-1)*dh) x
  * (OW + (KW-1)*dw), the input at (pad_top, pad_left), zeros elsewhere
  * (input rows or columns past the grid, when the end padding is negative,
- * are never read). */
+ * are never read). The blocks of 64 flat outputs run up to 63 past the
+ * last one, and their taps reach up to (KW-1)*dw further: the buffer holds
+ * that many zeros after the grid (dw_flat_floats). */
+static int64_t dw_flat_floats(int64_t PH, int64_t PW, int64_t KW, int64_t dw)
+{
+    return (PH * PW + 64 + (KW - 1) * dw + 7) / 8 * 8;
+}
+
 static int dw_flat_fits(const conv_params_t *p)
 {
     const int64_t PH = p->out[1] + (p->kernel[1] - 1) * p->dilation[1];
     const int64_t PW = p->out[2] + (p->kernel[2] - 1) * p->dilation[2];
     return p->stride[1] == 1 && p->stride[2] == 1 && p->out[2] < 64 && p->pad[1] >= 0 &&
-           p->pad[2] >= 0 && p->pad[1] < PH && p->pad[2] < PW && PH * PW + 64 <= DW_FLAT_FLOATS;
+           p->pad[2] >= 0 && p->pad[1] < PH && p->pad[2] < PW && PH <= DW_FLAT_FLOATS &&
+           PW <= DW_FLAT_FLOATS &&
+           dw_flat_floats(PH, PW, p->kernel[2], p->dilation[2]) <= DW_FLAT_FLOATS;
 }
 
 static void dw_flat_s1(const conv_params_t *p, const float *x, const float *w, const dw_row_t *r,
@@ -442,10 +451,9 @@ static void dw_flat_s1(const conv_params_t *p, const float *x, const float *w, c
     const int64_t cols = IW < PW - p->pad[2] ? IW : PW - p->pad[2];
     float pad[DW_FLAT_FLOATS] __attribute__((aligned(32)));
     float out[DW_FLAT_FLOATS] __attribute__((aligned(32)));
-    /* the last output block reads up to 63 floats past the grid (at most
-     * PH*PW + 63 from the start): they are zeros */
-    const int64_t npad = PH * PW + 64;
-    for (int64_t i = 0; i + 8 <= npad; i += 8)
+    /* zeros past the grid for the last block's spare outputs (dw_flat_floats) */
+    const int64_t npad = dw_flat_floats(PH, PW, KW, dwl);
+    for (int64_t i = 0; i < npad; i += 8)
         _mm256_storeu_ps(pad + i, _mm256_setzero_ps());
     for (int64_t ih = 0; ih < rows; ih++) {
         const float *src = x + ih * IW;
