@@ -341,6 +341,16 @@ static void public_paths(void)
         CHECK(gemm_f32_packed_a(NULL, 0, 6, 6, 4, 1, pb, x, 6, 0, y, 6, NULL) ==
               CAIRN_ERR_INVALID_ARGUMENT);
         CHECK(gemm_f32_prepack_a(0, 6, 4, w, 4, pa, sa - 1) == CAIRN_ERR_INVALID_ARGUMENT);
+        /* a corrupted header (its KC block, at byte 24) is refused, not followed */
+        int64_t kc_bad = 0;
+        memcpy((char *)pa + 24, &kc_bad, sizeof kc_bad);
+        CHECK(gemm_f32_packed_a(NULL, 0, 6, 6, 4, 1, pa, x, 6, 0, y, 6, NULL) ==
+              CAIRN_ERR_INVALID_ARGUMENT);
+        memcpy((char *)pb + 24, &kc_bad, sizeof kc_bad);
+        CHECK(gemm_f32_packed(NULL, 0, 6, 6, 4, 1, w, 4, pb, 0, y, 6, NULL) ==
+              CAIRN_ERR_INVALID_ARGUMENT);
+        CHECK(gemm_f32_packed(NULL, 0, 6, 6, 4, 1, w, 4, NULL, 0, y, 6, NULL) ==
+              CAIRN_ERR_INVALID_ARGUMENT);
         base_aligned_free(pa);
         base_aligned_free(pb);
     }

@@ -720,6 +720,38 @@ static cairn_status_t packed_begin(const char *what, uint32_t magic, const gemm_
     return CAIRN_OK;
 }
 
+/* Checks a packed buffer's header before it is used (what = the caller,
+ * magic = A's or B's): made by this build's packer for this CPU, with the
+ * blocking this process would use for K and the padding the variant's tile
+ * gives `rows` (N for B, M for A), so every read stays inside the buffer
+ * whose size the caller checked against gemm_f32_packed_*_size. */
+static cairn_status_t packed_check(const char *what, uint32_t magic, const packed_header_t *h,
+                                   int64_t K, int64_t rows, int a_side)
+{
+    if (h->magic != magic || h->variant < 0 || h->variant >= gemm_f32_n_variants)
+        return base_error(CAIRN_ERR_INVALID_ARGUMENT, "%s: the buffer was not made by %s", what,
+                          a_side ? "gemm_f32_prepack_a" : "gemm_f32_pack_b");
+    if (h->K != K || h->N != rows)
+        return base_error(CAIRN_ERR_SHAPE,
+                          "%s: the operand was packed as %lld x %lld, called with %lld x %lld "
+                          "(K x %s)",
+                          what, (long long)h->K, (long long)h->N, (long long)K, (long long)rows,
+                          a_side ? "M" : "N");
+    const gemm_f32_variant_t *v = &gemm_f32_variants[h->variant];
+    if (v->isa > base_isa_select(CAIRN_ISA_AUTO))
+        return base_error(CAIRN_ERR_INVALID_ARGUMENT,
+                          "%s: the buffer was packed for the %s kernel, which this CPU cannot run",
+                          what, v->name);
+    gemm_blocking_t bl;
+    gemm_f32_blocking(v, &bl);
+    const int pad = a_side ? v->mr : v->nr;
+    if (h->kc != gemm_kc_for(&bl, K, 1) || h->npad != (rows + pad - 1) / pad * pad)
+        return base_error(CAIRN_ERR_INVALID_ARGUMENT,
+                          "%s: the buffer's layout (kc %lld, padded %lld) is not this build's",
+                          what, (long long)h->kc, (long long)h->npad);
+    return CAIRN_OK;
+}
+
 cairn_status_t gemm_f32_pack_b(int transB, int64_t K, int64_t N, const float *B, int64_t ldb,
                                void *packed, size_t size)
 {
@@ -740,15 +772,10 @@ cairn_status_t gemm_f32_packed(const kctx_t *k, int transA, int64_t M, int64_t N
                                float beta, float *C, int64_t ldc, const gemm_epilogue_t *epi)
 {
     packed_header_t h;
+    if (!packed)
+        return base_error(CAIRN_ERR_INVALID_ARGUMENT, "gemm_f32_packed: null packed B");
     memcpy(&h, packed, sizeof h);
-    if (h.magic != PACKED_MAGIC || h.variant < 0 || h.variant >= gemm_f32_n_variants)
-        return base_error(CAIRN_ERR_INVALID_ARGUMENT,
-                          "gemm_f32_packed: the buffer was not made by gemm_f32_pack_b");
-    if (h.K != K || h.N != N)
-        return base_error(CAIRN_ERR_SHAPE,
-                          "gemm_f32_packed: B was packed as K=%lld x N=%lld, called with K=%lld "
-                          "x N=%lld",
-                          (long long)h.K, (long long)h.N, (long long)K, (long long)N);
+    BASE_TRY(packed_check("gemm_f32_packed", PACKED_MAGIC, &h, K, N, 0));
     if (M <= 0 || N <= 0)
         return CAIRN_OK;
     gjob_t j;
@@ -800,14 +827,7 @@ cairn_status_t gemm_f32_packed_a(const kctx_t *k, int transB, int64_t M, int64_t
     if (!packed_a)
         return base_error(CAIRN_ERR_INVALID_ARGUMENT, "gemm_f32_packed_a: null packed A");
     memcpy(&h, packed_a, sizeof h);
-    if (h.magic != PACKED_A_MAGIC || h.variant < 0 || h.variant >= gemm_f32_n_variants)
-        return base_error(CAIRN_ERR_INVALID_ARGUMENT,
-                          "gemm_f32_packed_a: the buffer was not made by gemm_f32_prepack_a");
-    if (h.K != K || h.N != M)
-        return base_error(CAIRN_ERR_SHAPE,
-                          "gemm_f32_packed_a: A was packed as M=%lld x K=%lld, called with "
-                          "M=%lld x K=%lld",
-                          (long long)h.N, (long long)h.K, (long long)M, (long long)K);
+    BASE_TRY(packed_check("gemm_f32_packed_a", PACKED_A_MAGIC, &h, K, M, 1));
     if (M <= 0 || N <= 0)
         return CAIRN_OK;
     if (K > 0 && !B)
