@@ -93,11 +93,7 @@ static cairn_status_t try_replace(rw_t *r, int at, int op, const int *in, int n_
 {
     if (!rw_group_closed(r, at, grp, ng))
         return CAIRN_OK;
-    cairn_status_t s = rw_replace(r, at, op, in, n_in, attrs, n_attrs, grp, ng);
-    if (s == CAIRN_OK || s == CAIRN_ERR_OUT_OF_MEMORY || s == CAIRN_ERR_INTERNAL)
-        return s;
-    base_error_clear();
-    return CAIRN_OK;
+    return rw_try_replace(r, at, op, in, n_in, attrs, n_attrs, grp, ng);
 }
 
 static cairn_status_t gelu_erf(rw_t *r, int e)

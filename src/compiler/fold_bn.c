@@ -82,11 +82,7 @@ static cairn_status_t fold_one(rw_t *r, int ci)
     if (na < 0)
         return CAIRN_OK;
     int in[3] = {cv->inputs[0], w2, b2}, grp[2] = {ci, bi};
-    s = rw_replace(r, bi, IR_OP_Conv, in, 3, attrs, na, grp, 2);
-    if (s == CAIRN_ERR_OUT_OF_MEMORY || s == CAIRN_ERR_INTERNAL)
-        return s;
-    base_error_clear(); /* a rejected rewrite leaves the nodes as they were */
-    return CAIRN_OK;
+    return rw_try_replace(r, bi, IR_OP_Conv, in, 3, attrs, na, grp, 2);
 }
 
 cairn_status_t pass_fold_bn(ir_graph_t *g, const pass_ctx_t *c)

@@ -236,12 +236,7 @@ static cairn_status_t fuse_one(rw_t *r, int smx)
         {"k_perm", CAIRN_ATTR_INTS, 0, 0.0f, NULL, kp, NULL, 4, NULL},
         {"v_perm", CAIRN_ATTR_INTS, 0, 0.0f, NULL, vp, NULL, 4, NULL},
         {"out_perm", CAIRN_ATTR_INTS, 0, 0.0f, NULL, op4, NULL, 4, NULL}};
-    cairn_status_t s =
-        rw_replace(r, at, IR_OP_FusedAttention, in, mask >= 0 ? 4 : 3, attrs, 6, grp, ng);
-    if (s == CAIRN_ERR_OUT_OF_MEMORY || s == CAIRN_ERR_INTERNAL)
-        return s;
-    base_error_clear(); /* a rejected fusion leaves the nodes as they were */
-    return CAIRN_OK;
+    return rw_try_replace(r, at, IR_OP_FusedAttention, in, mask >= 0 ? 4 : 3, attrs, 6, grp, ng);
 }
 
 cairn_status_t pass_fuse_attention(ir_graph_t *g, const pass_ctx_t *c)

@@ -80,11 +80,7 @@ static cairn_status_t fuse_one(rw_t *r, int ci)
     const int B = cv->n_inputs > 2 ? cv->inputs[2] : -1;
     int in[4] = {X, cv->inputs[1], B, resid};
     int n_in = resid >= 0 ? 4 : B >= 0 ? 3 : 2;
-    cairn_status_t s = rw_replace(r, last, IR_OP_FusedConv, in, n_in, attrs, na, grp, ng);
-    if (s == CAIRN_ERR_OUT_OF_MEMORY || s == CAIRN_ERR_INTERNAL)
-        return s;
-    base_error_clear(); /* a rejected fusion leaves the nodes as they were */
-    return CAIRN_OK;
+    return rw_try_replace(r, last, IR_OP_FusedConv, in, n_in, attrs, na, grp, ng);
 }
 
 cairn_status_t pass_fuse_conv(ir_graph_t *g, const pass_ctx_t *c)

@@ -339,12 +339,8 @@ static cairn_status_t fe_fuse_from(rw_t *r, int root)
     attrs[na++] = cairn_attr_ints("program", G.code, (size_t)(3 * G.n_instr));
     if (G.n_imm)
         attrs[na++] = cairn_attr_floats("imms", G.imm, (size_t)G.n_imm);
-    cairn_status_t s =
-        rw_replace(r, root, IR_OP_FusedElementwise, G.inputs, G.n_in, attrs, na, G.nodes, G.n);
-    if (s == CAIRN_ERR_OUT_OF_MEMORY || s == CAIRN_ERR_INTERNAL)
-        return s;
-    base_error_clear(); /* a rejected fusion leaves the nodes as they were */
-    return CAIRN_OK;
+    return rw_try_replace(r, root, IR_OP_FusedElementwise, G.inputs, G.n_in, attrs, na, G.nodes,
+                          G.n);
 }
 
 cairn_status_t pass_fuse_eltwise(ir_graph_t *g, const pass_ctx_t *c)

@@ -108,11 +108,7 @@ static cairn_status_t fuse_one(rw_t *r, int mm)
         attrs[na++] = cairn_attr_float("post_clip_min", plo);
         attrs[na++] = cairn_attr_float("post_clip_max", phi);
     }
-    cairn_status_t s = rw_replace(r, last, IR_OP_FusedMatMul, in, n_in, attrs, na, grp, ng);
-    if (s == CAIRN_ERR_OUT_OF_MEMORY || s == CAIRN_ERR_INTERNAL)
-        return s;
-    base_error_clear(); /* a rejected fusion leaves the nodes as they were */
-    return CAIRN_OK;
+    return rw_try_replace(r, last, IR_OP_FusedMatMul, in, n_in, attrs, na, grp, ng);
 }
 
 cairn_status_t pass_fuse_gemm(ir_graph_t *g, const pass_ctx_t *c)

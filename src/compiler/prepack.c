@@ -43,20 +43,15 @@ static cairn_status_t add_packed(rw_t *r, const char *of, ir_blob_t *buf, size_t
     return s;
 }
 
-/* After rw_replace (status s) swapped a node onto the packed copy of
- * constant w: hard errors propagate; a refused rewrite leaves the node as it
- * was. When the packed copy replaced the plain one, this graph's reference
- * to the plain bytes is dropped now rather than at rw_finish, so the pass
- * never holds every weight twice (the bytes go when no other graph, e.g.
- * the caller's, shares them; the unused value is compacted away). */
-static cairn_status_t replaced(rw_t *r, cairn_status_t s, int w)
+/* After a node was (or was refused to be) moved onto the packed copy of
+ * constant w: when nothing reads the plain copy any more, this graph's
+ * reference to its bytes is dropped now rather than at rw_finish, so the
+ * pass never holds every weight twice (the bytes go when no other graph,
+ * e.g. the caller's, shares them; the unused value is compacted away). */
+static void drop_if_unused(rw_t *r, int w)
 {
-    if (s == CAIRN_ERR_OUT_OF_MEMORY || s == CAIRN_ERR_INTERNAL)
-        return s;
-    if (s == CAIRN_OK && r->uses[w] == 0 && !r->is_out[w])
+    if (r->uses[w] == 0 && !r->is_out[w])
         ir_value_set_blob(&r->g->values[w], NULL);
-    base_error_clear(); /* not packed: the node stays as it was */
-    return CAIRN_OK;
 }
 
 static cairn_status_t pack_one(rw_t *r, int i)
@@ -133,8 +128,9 @@ static cairn_status_t pack_one(rw_t *r, int i)
         {"post_clip_min", CAIRN_ATTR_FLOAT, 0, plo, NULL, NULL, NULL, 0, NULL},
         {"post_clip_max", CAIRN_ATTR_FLOAT, 0, phi, NULL, NULL, NULL, 0, NULL}};
     /* the post-residual activation's attributes only when there is one */
-    s = rw_replace(r, i, IR_OP_FusedMatMul, in, n_in, attrs, post ? 10 : 7, &i, 1);
-    return replaced(r, s, B);
+    BASE_TRY(rw_try_replace(r, i, IR_OP_FusedMatMul, in, n_in, attrs, post ? 10 : 7, &i, 1));
+    drop_if_unused(r, B);
+    return CAIRN_OK;
 }
 
 /* Conv / FusedConv with a constant f32 W and group 1 (not depthwise):
@@ -185,8 +181,9 @@ static cairn_status_t pack_conv(rw_t *r, int i)
     attrs[na++] = cairn_attr_int("packed", 1);
     attrs[na++] = cairn_attr_ints("w_shape", wshape, (size_t)ws->rank);
     int in[4] = {X, pv, n->n_inputs > 2 ? n->inputs[2] : -1, n->n_inputs > 3 ? n->inputs[3] : -1};
-    s = rw_replace(r, i, IR_OP_FusedConv, in, n->n_inputs, attrs, na, &i, 1);
-    return replaced(r, s, W);
+    BASE_TRY(rw_try_replace(r, i, IR_OP_FusedConv, in, n->n_inputs, attrs, na, &i, 1));
+    drop_if_unused(r, W);
+    return CAIRN_OK;
 }
 
 cairn_status_t pass_prepack(ir_graph_t *g, const pass_ctx_t *c)

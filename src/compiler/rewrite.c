@@ -379,6 +379,17 @@ cairn_status_t rw_finish(rw_t *r)
     return CAIRN_OK;
 }
 
+cairn_status_t rw_try_replace(rw_t *r, int at, int op, const int *inputs, int n_in,
+                              const cairn_attr_t *attrs, int n_attrs, const int *covered,
+                              int n_cov)
+{
+    cairn_status_t s = rw_replace(r, at, op, inputs, n_in, attrs, n_attrs, covered, n_cov);
+    if (s == CAIRN_OK || s == CAIRN_ERR_OUT_OF_MEMORY || s == CAIRN_ERR_INTERNAL)
+        return s;
+    base_error_clear();
+    return CAIRN_OK;
+}
+
 int rw_epilogue_activation(const ir_graph_t *g, int a, int v, int allow_gelu, gemm_act_t *act,
                            float *lo, float *hi)
 {

@@ -59,6 +59,13 @@ int rw_near(double a, double b, double tol);
 cairn_status_t rw_replace(rw_t *r, int at, int op, const int *inputs, int n_in,
                           const cairn_attr_t *attrs, int n_attrs, const int *covered,
                           int n_cov);
+/* rw_replace for a rewrite that may be refused (the new node's inference
+ * disagrees with the pattern): out of memory and internal errors return,
+ * a refusal leaves the nodes as they were, clears the error and returns
+ * CAIRN_OK. */
+cairn_status_t rw_try_replace(rw_t *r, int at, int op, const int *inputs, int n_in,
+                              const cairn_attr_t *attrs, int n_attrs, const int *covered,
+                              int n_cov);
 /* 1 if no value produced by covered nodes other than at's outputs is used
  * outside the group or is a graph output. */
 int rw_group_closed(const rw_t *r, int at, const int *covered, int n_cov);

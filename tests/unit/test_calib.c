@@ -13,6 +13,7 @@ static void test_compute(base_pool_t *pool)
     CHECK(calib_compute_available(CALIB_F32_FMA_ZMM) == c->avx512f);
     CHECK(calib_compute_available(CALIB_BF16_DOT) == (c->avx512f && c->avx512_bf16));
     CHECK(calib_compute_available(CALIB_S8_DOT_ZMM) == (c->avx512f && c->avx512_vnni));
+    CHECK(calib_compute_available(CALIB_S8_MADD_YMM) == c->avx2);
     CHECK(!calib_compute_available(CALIB_COMPUTE_COUNT));
     for (int w = 0; w < CALIB_COMPUTE_COUNT; w++) {
         CHECK(strlen(calib_compute_name((calib_compute_t)w)) > 3);
@@ -36,6 +37,9 @@ static void test_compute(base_pool_t *pool)
         CHECK(calib_loop_s8_zmm(10) == 10.0 * 16 * 128);
     if (calib_compute_available(CALIB_S8_DOT_YMM))
         CHECK(calib_loop_s8_ymm(10) == 10.0 * 12 * 64);
+    /* 8 vpmaddwd of 16 pairs per iteration, 2 OP per multiply-add */
+    if (calib_compute_available(CALIB_S8_MADD_YMM))
+        CHECK(calib_loop_s8_madd_ymm(10) == 10.0 * 8 * 32);
 }
 
 static void test_bandwidth(base_pool_t *pool)
