@@ -590,8 +590,8 @@ void plan_step_kernel(const plan_step_t *st, char *buf, size_t cap)
     } else if ((n->op == IR_OP_MatMul || n->op == IR_OP_Gemm) && f32) {
         snprintf(buf, cap, "gemm %s", gemm_f32_variant_name());
     } else if (n->op == IR_OP_FusedConv && f32 && ir_attr_i(n, FUSED_CONV_PACKED)) {
-        snprintf(buf, cap, "conv im2col/1x1 + gemm %s packed-W, epilogue:%s",
-                 gemm_f32_variant_name(),
+        snprintf(buf, cap, "conv %s + gemm %s packed-W, epilogue:%s",
+                 op_linalg_conv_packed_path(n, st->in), gemm_f32_variant_name(),
                  epilogue_str(st, FUSED_CONV_ACTIVATION, FUSED_CONV_POST_ACTIVATION, epi,
                               sizeof epi));
     } else if ((n->op == IR_OP_Conv || n->op == IR_OP_FusedConv) && f32 && st->n_in > 1 &&

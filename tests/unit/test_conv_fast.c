@@ -109,7 +109,12 @@ static void run_case(const tcase_t *t, uint64_t seed)
     check_fill_f32(&r, W, nw, -1, 1);
     check_fill_f32(&r, B, p.M, -1, 1);
     check_fill_f32(&r, R, ny, -1, 1);
+    /* the workspace for both packed-weight paths (direct and im2col) */
+    conv_f32_set_direct(0);
     size_t wsb = conv_f32_workspace(&p);
+    conv_f32_set_direct(1);
+    size_t wsd = conv_f32_workspace(&p);
+    wsb = wsd > wsb ? wsd : wsb;
     void *ws = wsb ? base_aligned_alloc(wsb, 64) : NULL;
     const double K = (double)(p.C / p.group * ksz);
     const double atol = 1e-6 + 3e-7 * K, rtol = 1e-5;
@@ -154,16 +159,28 @@ static void run_case(const tcase_t *t, uint64_t seed)
         CHECK_OK(conv_f32_pack_w(&p, W, Wp, psz));
         for (int64_t i = 0; i < nw; i++)
             W[i] = NAN;
-        for (int v = 0; v < 8; v += 3) {
-            const conv_post_t *post = v == 0 ? NULL : &posts[v - 1];
-            for (int64_t i = 0; i < ny; i++)
-                Y[i] = NAN;
-            oracle(&p, X, Wcopy, B, post, want);
-            CHECK_OK(conv_f32_packed_w(v & 1 ? &k2 : NULL, &p, X, Wp, B, post, Y, ws, wsb));
-            char what[160];
-            snprintf(what, sizeof what, "%s (packed W, variant %d)", t->name, v);
-            check_close_f32(Y, want, ny, atol, rtol, what);
+        /* both packed-weight paths: reading the input in place (direct,
+         * where it applies) and im2col */
+        /* the cases named "direct" are meant for it: they must take it
+         * wherever the GEMM variant has an indirect-B kernel */
+        if (!strncmp(t->name, "direct", 6) && gemm_f32_indb_min_n() > 0)
+            CHECK(!strncmp(conv_f32_packed_path(&p), "direct", 6));
+        for (int direct = 1; direct >= 0; direct--) {
+            conv_f32_set_direct(direct);
+            for (int v = 0; v < 8; v += 3) {
+                const conv_post_t *post = v == 0 ? NULL : &posts[v - 1];
+                for (int64_t i = 0; i < ny; i++)
+                    Y[i] = NAN;
+                oracle(&p, X, Wcopy, B, post, want);
+                CHECK_OK(
+                    conv_f32_packed_w(v & 1 ? &k2 : NULL, &p, X, Wp, B, post, Y, ws, wsb));
+                char what[160];
+                snprintf(what, sizeof what, "%s (packed W, %s, variant %d)", t->name,
+                         direct ? "direct where it applies" : "im2col", v);
+                check_close_f32(Y, want, ny, atol, rtol, what);
+            }
         }
+        conv_f32_set_direct(1);
         CHECK(conv_f32_pack_w(&p, Wcopy, Wp, psz - 1) == CAIRN_ERR_INVALID_ARGUMENT);
         memcpy(W, Wcopy, (size_t)nw * sizeof(float));
         free(Wcopy);
@@ -223,6 +240,19 @@ static const tcase_t cases[] = {
     /* deep and wide: the im2col runs in several column chunks */
     {"chunked", 2, 1, 256, 8, 1, {20, 30}, {3, 3}, {1, 1}, {1, 1}, {1, 1}, {1, 1}},
     {"chunked stride 2", 2, 2, 128, 4, 1, {41, 45}, {3, 3}, {2, 2}, {1, 1}, {1, 1}, {1, 1}},
+    /* the direct (indirect-B) path with packed weights: more A panels than
+     * one block keeps (200 rows), rows narrower than a tile (several column
+     * runs per tile, the padded columns dropped), K in several packed
+     * blocks and passes, the last tile shifted back, stride phases with
+     * dilation and uneven pads, too few tiles to split (the rows are) */
+    {"direct 3x3 deep", 2, 2, 40, 200, 1, {9, 7}, {3, 3}, {1, 1}, {1, 1}, {1, 1}, {1, 1}},
+    {"direct 3x3 K blocks", 2, 1, 70, 13, 1, {12, 20}, {3, 3}, {1, 1}, {1, 1}, {1, 1}, {1, 1}},
+    {"direct 5x5 stride 2 dilated", 2, 1, 6, 9, 1, {30, 33}, {5, 5}, {2, 2}, {2, 1}, {3, 2}, {1, 4}},
+    {"direct stride 3", 2, 1, 4, 6, 1, {31, 29}, {3, 3}, {3, 3}, {1, 1}, {1, 1}, {1, 1}},
+    {"direct 1x1 stride 2", 2, 1, 24, 20, 1, {20, 34}, {1, 1}, {2, 2}, {1, 1}, {0, 0}, {0, 0}},
+    {"direct 1x1 tail", 2, 1, 33, 50, 1, {5, 7}, {1, 1}, {1, 1}, {1, 1}, {0, 0}, {0, 0}},
+    {"direct 1x1 few tiles", 2, 1, 300, 17, 1, {4, 9}, {1, 1}, {1, 1}, {1, 1}, {0, 0}, {0, 0}},
+    {"direct 7x7 stride 2", 2, 1, 3, 16, 1, {40, 37}, {7, 7}, {2, 2}, {1, 1}, {3, 3}, {3, 3}},
 };
 
 /* The depthwise kernel the dispatch selected (AVX2 / AVX-512 / portable

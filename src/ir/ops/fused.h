@@ -64,4 +64,10 @@ enum { FUSED_ELT_PROGRAM, FUSED_ELT_IMMS };
 struct ir_node;
 void op_fused_eltwise_describe(const struct ir_node *n, char *buf, size_t cap);
 
+/* How a Conv / FusedConv node with packed weights and f32 inputs `in`
+ * (shapes set) is computed: conv_f32_packed_path's name, "?" when the
+ * shapes do not resolve. */
+struct cairn_tensor;
+const char *op_linalg_conv_packed_path(const struct ir_node *n, const struct cairn_tensor *in);
+
 #endif

@@ -779,6 +779,20 @@ cairn_status_t op_linalg_conv_exec(const ir_node_t *n, const ktensor_t *in, int 
     return conv_ref(k, in[0].dtype, &kp, in[0].data, in[1].data, B, out[0].data);
 }
 
+const char *op_linalg_conv_packed_path(const ir_node_t *n, const ktensor_t *in)
+{
+    ir_shape_t xs, wgiven, wsh, y;
+    conv_params_t kp;
+    shape_of(&in[0], &xs);
+    shape_of(&in[1], &wgiven);
+    if (conv_w_shape(n, &wgiven, &wsh) != CAIRN_OK ||
+        linalg_conv_geom(n, &xs, &wsh, &y, &kp) != CAIRN_OK) {
+        base_error_clear();
+        return "?";
+    }
+    return conv_f32_packed_path(&kp);
+}
+
 size_t op_linalg_conv_workspace(const ir_node_t *n, const ktensor_t *in, int n_in,
                                 const ktensor_t *out, int n_out)
 {

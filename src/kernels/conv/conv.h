@@ -74,6 +74,15 @@ typedef struct conv_post {
  * bytes (64-byte aligned); conv_f32_packed_w is conv_f32 with them. The
  * compiler's prepack pass makes them at compile time. */
 size_t conv_f32_packed_w_size(const conv_params_t *p);
+/* The packed-weight path reads the input in place (no im2col) when the
+ * convolution has group 1 and unit strides and the GEMM variant has an
+ * indirect-B kernel (conv_direct in fast.c). enable = 0 turns that off for
+ * the whole process (tests and benchmarks compare both paths); call it
+ * only while no convolution runs, as conv_f32_workspace depends on it. */
+void conv_f32_set_direct(int enable);
+/* How conv_f32_packed_w computes p: "direct 1x1" (X read in place),
+ * "direct" (the stride-phase planes), "1x1" or "im2col" (packed GEMM). */
+const char *conv_f32_packed_path(const conv_params_t *p);
 cairn_status_t conv_f32_pack_w(const conv_params_t *p, const float *W, void *packed, size_t size);
 cairn_status_t conv_f32_packed_w(const kctx_t *k, const conv_params_t *p, const float *X,
                                  const void *Wp, const float *B, const conv_post_t *post,

@@ -7,6 +7,7 @@
  */
 #include "kernels/conv/conv.h"
 
+#include "base/alloc.h"
 #include "base/cpu.h"
 
 #include <stdatomic.h>
@@ -32,12 +33,99 @@ int conv_f32_is_pointwise(const conv_params_t *p)
     return 1;
 }
 
+/* ---- the direct path: no im2col, the GEMM reads B rows in place ----
+ *
+ * With group 1, the im2col matrix's row (c, kh, kw) is a shifted (and, for
+ * stride s, subsampled) view of input plane c, so the GEMM reads it where
+ * it lies (gemm_f32_packed_a_indb). A 1x1 stride-1 convolution reads X
+ * itself. Any other reads a zero-padded copy of X split into its s x s
+ * stride phases: phase (a, b) of channel c is the Hq x Wq plane of padded
+ * input points (s*i + a, s*j + b), flattened row by row, so output (oh, ow)
+ * is column oh * Wq + ow, and tap (kh, kw) reads phase ((kh*dh) % s,
+ * (kw*dw) % s) at offset ((kh*dh) / s) * Wq + (kw*dw) / s. The Wq - OW
+ * columns between output rows are computed and dropped (OW / Wq of the
+ * work is kept: 56/58 on ResNet's 3x3 layers, 112/115 on its 7x7 stride-2
+ * stem). The copy costs one pass over X instead of im2col's one per tap,
+ * and the GEMM packs nothing on the B side. */
+
+typedef struct dgeom {
+    int64_t sh, sw, hq, wq; /* strides; phase plane dims */
+} dgeom_t;
+
+static void direct_geom(const conv_params_t *p, dgeom_t *g)
+{
+    g->sh = p->stride[1];
+    g->sw = p->stride[2];
+    const int64_t hp = (p->out[1] - 1) * g->sh + (p->kernel[1] - 1) * p->dilation[1] + 1;
+    const int64_t wp = (p->out[2] - 1) * g->sw + (p->kernel[2] - 1) * p->dilation[2] + 1;
+    g->hq = (hp + g->sh - 1) / g->sh;
+    g->wq = (wp + g->sw - 1) / g->sw;
+}
+
+static atomic_int g_direct_off;
+
+void conv_f32_set_direct(int enable) { atomic_store(&g_direct_off, !enable); }
+
+/* 0: not direct; 1: pointwise (X in place); 2: phase planes */
+static int direct_kind(const conv_params_t *p)
+{
+    const int64_t nmin = gemm_f32_indb_min_n();
+    if (!nmin || atomic_load_explicit(&g_direct_off, memory_order_relaxed) || p->group != 1 ||
+        conv_f32_is_depthwise(p))
+        return 0;
+    const int64_t K = p->C * sp_size(p->kernel);
+    if (conv_f32_is_pointwise(p))
+        /* a long K or a tall W amortises packing B: the packed GEMM keeps
+         * its B panel in L1 and wins there (ResNet's 512 -> 128 and
+         * 2048 -> 512; bench/bench_conv_f32) */
+        return sp_size(p->in) >= nmin && K <= 384 && p->M <= 400 ? 1 : 0;
+    if (p->in[0] != 1 || p->out[0] != 1 || p->kernel[0] != 1 || p->stride[1] > 4 ||
+        p->stride[2] > 4)
+        return 0;
+    dgeom_t g;
+    direct_geom(p, &g);
+    /* at least half the computed columns kept, and one tile's worth */
+    if (2 * p->out[2] < g.wq || (p->out[1] - 1) * g.wq + p->out[2] < nmin)
+        return 0;
+    return 2;
+}
+
+const char *conv_f32_packed_path(const conv_params_t *p)
+{
+    switch (direct_kind(p)) {
+    case 1:
+        return "direct 1x1";
+    case 2:
+        return "direct";
+    default:
+        return conv_f32_is_pointwise(p) ? "1x1" : "im2col";
+    }
+}
+
+/* bytes of the direct path's workspace: offsets, then the phase planes */
+static size_t direct_ws(const conv_params_t *p, int kind)
+{
+    const int64_t K = p->C * sp_size(p->kernel);
+    size_t b = base_round_up((size_t)K * sizeof(int64_t), BASE_ALIGN);
+    if (kind == 2) {
+        dgeom_t g;
+        direct_geom(p, &g);
+        b += (size_t)(p->C * g.sh * g.sw * g.hq * g.wq) * sizeof(float);
+    }
+    return b;
+}
+
 size_t conv_f32_workspace(const conv_params_t *p)
 {
-    if (conv_f32_is_depthwise(p) || conv_f32_is_pointwise(p))
+    if (conv_f32_is_depthwise(p))
         return 0;
+    const int kind = direct_kind(p);
+    size_t direct = kind ? direct_ws(p, kind) : 0;
+    if (conv_f32_is_pointwise(p))
+        return direct;
     int64_t rows = p->C / (p->group > 0 ? p->group : 1) * sp_size(p->kernel);
-    return (size_t)(rows * conv_chunk_cols(rows, sp_size(p->out))) * sizeof(float);
+    size_t i2c = (size_t)(rows * conv_chunk_cols(rows, sp_size(p->out))) * sizeof(float);
+    return i2c > direct ? i2c : direct;
 }
 
 /* The range [lo, hi) of outputs o in [0, n_out) whose input index
@@ -280,6 +368,107 @@ cairn_status_t conv_f32_packed_w(const kctx_t *k, const conv_params_t *p, const 
     return conv_f32_any(k, p, X, NULL, Wp, B, post, Y, ws, ws_bytes);
 }
 
+typedef struct pad_job {
+    const conv_params_t *p;
+    const float *x;
+    float *xp;
+    dgeom_t g;
+    const unsigned char *used; /* sh x sw: phases some tap reads */
+} pad_job_t;
+
+/* channels [begin, end) of the phase planes: plane (c, a, b) row i column
+ * j holds input (sh*i + a - pad[1], sw*j + b - pad[2]), 0 outside X;
+ * planes no tap reads are left as they are */
+static void pad_planes(void *ctx, size_t begin, size_t end, int worker)
+{
+    (void)worker;
+    const pad_job_t *j = ctx;
+    const conv_params_t *p = j->p;
+    const dgeom_t *g = &j->g;
+    const int64_t H = p->in[1], W = p->in[2], pt = p->pad[1], pl = p->pad[2];
+    const int64_t plane = g->hq * g->wq;
+    for (size_t c = begin; c < end; c++) {
+        const float *x = j->x + (int64_t)c * H * W;
+        for (int64_t a = 0; a < g->sh; a++)
+            for (int64_t b = 0; b < g->sw; b++) {
+                if (!j->used[a * g->sw + b])
+                    continue;
+                float *d = j->xp + (((int64_t)c * g->sh + a) * g->sw + b) * plane;
+                /* columns j in [lo, hi) read input column sw*j + b - pl */
+                int64_t lo, hi;
+                valid_range(g->wq, W, g->sw, b - pl, &lo, &hi);
+                for (int64_t i = 0; i < g->hq; i++, d += g->wq) {
+                    const int64_t ir = g->sh * i + a - pt;
+                    if (ir < 0 || ir >= H || lo >= hi) {
+                        memset(d, 0, (size_t)g->wq * sizeof(float));
+                        continue;
+                    }
+                    const float *xr = x + ir * W + (lo * g->sw + b - pl); /* column lo */
+                    memset(d, 0, (size_t)lo * sizeof(float));
+                    if (g->sw == 1)
+                        memcpy(d + lo, xr, (size_t)(hi - lo) * sizeof(float));
+                    else
+                        for (int64_t q = lo; q < hi; q++)
+                            d[q] = xr[(q - lo) * g->sw];
+                    memset(d + hi, 0, (size_t)(g->wq - hi) * sizeof(float));
+                }
+            }
+    }
+}
+
+static cairn_status_t conv_direct(const kctx_t *k, const conv_params_t *p, int kind,
+                                  const float *X, const void *Wp, gemm_epilogue_t *epi,
+                                  const conv_post_t *post, float *Y, void *ws)
+{
+    const int64_t in_sz = sp_size(p->in), out_sz = sp_size(p->out);
+    const int64_t taps = sp_size(p->kernel), K = p->C * taps;
+    int64_t *off = ws;
+    float *xp = (float *)((char *)ws + base_round_up((size_t)K * sizeof(int64_t), BASE_ALIGN));
+    gemm_indb_t b = {NULL, off, in_sz, 0, 0};
+    dgeom_t g = {1, 1, 0, 0};
+    unsigned char used[16];
+    if (kind == 2) {
+        direct_geom(p, &g);
+        memset(used, 0, sizeof used);
+        const int64_t KH = p->kernel[1], KW = p->kernel[2], plane = g.hq * g.wq;
+        for (int64_t c = 0; c < p->C; c++)
+            for (int64_t kh = 0; kh < KH; kh++)
+                for (int64_t kw = 0; kw < KW; kw++) {
+                    const int64_t h = kh * p->dilation[1], w = kw * p->dilation[2];
+                    const int64_t ph = (c * g.sh + h % g.sh) * g.sw + w % g.sw;
+                    used[(h % g.sh) * g.sw + w % g.sw] = 1;
+                    off[(c * KH + kh) * KW + kw] = ph * plane + h / g.sh * g.wq + w / g.sw;
+                }
+        b.base = xp;
+        b.N = (p->out[1] - 1) * g.wq + p->out[2];
+        b.in_w = g.wq;
+        b.out_w = p->out[2];
+    } else {
+        for (int64_t c = 0; c < K; c++)
+            off[c] = c * in_sz;
+    }
+    base_pool_t *pool = k ? k->pool : NULL;
+    for (int64_t n = 0; n < p->N; n++) {
+        const float *x = X + n * p->C * in_sz;
+        if (kind == 2) {
+            pad_job_t pj = {p, x, xp, g, used};
+            base_pool_parallel_for_1d(p->C * g.sh * g.sw * g.hq * g.wq < 65536 ? NULL : pool,
+                                      (size_t)p->C, 4, pad_planes, &pj);
+        } else {
+            b.base = x;
+        }
+        if (post && post->residual) {
+            epi->residual = post->residual + n * p->M * out_sz;
+            epi->ldr = out_sz;
+        }
+        cairn_status_t st =
+            gemm_f32_packed_a_indb(k, p->M, K, Wp, &b, Y + n * p->M * out_sz, out_sz, epi);
+        if (st != CAIRN_OK)
+            return base_error_prefix(st, "conv_f32: ");
+    }
+    return CAIRN_OK;
+}
+
 /* W plain (any group) or Wp packed by conv_f32_pack_w (group 1). */
 static cairn_status_t conv_f32_any(const kctx_t *k, const conv_params_t *p, const float *X,
                                    const float *W, const void *Wp, const float *B,
@@ -321,6 +510,16 @@ static cairn_status_t conv_f32_any(const kctx_t *k, const conv_params_t *p, cons
         epi.post_act = post->post_act;
         epi.post_lo = post->post_lo;
         epi.post_hi = post->post_hi;
+    }
+    if (Wp) {
+        const int kind = direct_kind(p);
+        if (kind) {
+            if (B) {
+                epi.bias_kind = GEMM_BIAS_ROW;
+                epi.bias = B;
+            }
+            return conv_direct(k, p, kind, X, Wp, &epi, post, Y, ws);
+        }
     }
     const int64_t nc = pointwise ? out_sz : conv_chunk_cols(K, out_sz);
     for (int64_t n = 0; n < p->N; n++)

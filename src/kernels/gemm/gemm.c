@@ -878,6 +878,148 @@ cairn_status_t gemm_f32_packed_a(const kctx_t *k, int transB, int64_t M, int64_t
     return CAIRN_OK;
 }
 
+/* ---- indirect B (convolution without im2col) ---- */
+
+int gemm_f32_indb_min_n(void)
+{
+    const gemm_f32_variant_t *v = gemm_f32_select();
+    return v->indb ? v->nr : 0;
+}
+
+typedef struct ijob {
+    const gemm_f32_variant_t *v;
+    const float *pa; /* packed A data */
+    int64_t mpad, kc, M, K;
+    const gemm_indb_t *b;
+    float *C;
+    int64_t ldc;
+    const gemm_epilogue_t *epi;
+    int64_t nt, np, mcb; /* tiles, A panels, panels per block of A kept in L2 */
+    int64_t tasks_t, tasks_p; /* task grid: tile ranges x panel ranges */
+} ijob_t;
+
+#define INDB_MAX_PANELS 32 /* A panels whose tiles are kept at once (12 KB of AVX2 tiles) */
+#define INDB_KB 128         /* k steps per pass: the tile's B rows (2 lines each when
+                             * unaligned) stay in L1 across the panels */
+
+/* One output tile: columns [s0, s1) of the product, computed from j0 =
+ * min(s0, N - NR) (the last tile is shifted back so that no column past N
+ * is read), for the A panels [p0, p1) (at most INDB_MAX_PANELS). K is
+ * walked in INDB_KB-step passes over all the panels, so the B rows of a
+ * pass are read from L1 by every panel after the first. */
+static void indb_tile(const ijob_t *j, int64_t s0, int64_t s1, int64_t p0, int64_t p1, float *T)
+{
+    const gemm_f32_variant_t *v = j->v;
+    const int mr = v->mr, nr = v->nr;
+    const gemm_indb_t *b = j->b;
+    const int64_t j0 = s0 + nr <= b->N ? s0 : b->N - nr;
+    const size_t tsz = (size_t)(mr * nr);
+    for (int64_t ks = 0; ks < j->K;) {
+        /* the pass [ks, ke) stays inside one packed K block of A */
+        const int64_t pc = ks / j->kc * j->kc, kcb = min64(j->kc, j->K - pc);
+        const int64_t ke = min64(ks + INDB_KB, pc + kcb);
+        for (int64_t p = p0; p < p1; p++)
+            v->indb(ke - ks, j->pa + pc * j->mpad + p * mr * kcb + (ks - pc) * mr,
+                    b->base + j0, b->off + ks, T + (size_t)(p - p0) * tsz, ks > 0);
+        ks = ke;
+    }
+    gemm_tile_epi_t te;
+    for (int64_t c = s0; c < s1;) {
+        /* one run of columns that land next to each other in C */
+        int64_t len, dst;
+        if (b->in_w > 0) {
+            const int64_t row = c / b->in_w, col = c % b->in_w;
+            if (col >= b->out_w) {
+                c += b->in_w - col;
+                continue;
+            }
+            len = min64(b->out_w - col, s1 - c);
+            dst = row * b->out_w + col;
+        } else {
+            len = s1 - c;
+            dst = c;
+        }
+        for (int64_t p = p0; p < p1; p++) {
+            const int64_t i = p * mr;
+            const gemm_tile_epi_t *e = tile_epi(j->epi, i, dst, &te);
+            v->tile_store(T + (size_t)(p - p0) * tsz + (c - j0), (int)min64(mr, j->M - i),
+                          (int)len, j->C + i * j->ldc + dst, j->ldc, e);
+        }
+        c += len;
+    }
+}
+
+static void indb_task(void *ctx, size_t begin, size_t end, int worker)
+{
+    (void)worker;
+    const ijob_t *j = ctx;
+    const int nr = j->v->nr;
+    float T[INDB_MAX_PANELS * 16 * 32] __attribute__((aligned(64)));
+    for (size_t t = begin; t < end; t++) {
+        int64_t t0, t1, p0, p1;
+        split(j->nt, (int)j->tasks_t, (int)((int64_t)t % j->tasks_t), &t0, &t1);
+        split(j->np, (int)j->tasks_p, (int)((int64_t)t / j->tasks_t), &p0, &p1);
+        /* a block of A panels stays in L2 while this task's tiles go by */
+        for (int64_t q0 = p0; q0 < p1; q0 += j->mcb) {
+            const int64_t q1 = min64(q0 + j->mcb, p1);
+            for (int64_t tt = t0; tt < t1; tt++)
+                indb_tile(j, tt * nr, min64(tt * nr + nr, j->b->N), q0, q1, T);
+        }
+    }
+}
+
+cairn_status_t gemm_f32_packed_a_indb(const kctx_t *k, int64_t M, int64_t K,
+                                      const void *packed_a, const gemm_indb_t *b, float *C,
+                                      int64_t ldc, const gemm_epilogue_t *epi)
+{
+    packed_header_t h;
+    if (!packed_a || !b || !C || (K > 0 && (!b->base || !b->off)))
+        return base_error(CAIRN_ERR_INVALID_ARGUMENT,
+                          "gemm_f32_packed_a_indb: null packed A, B description or C");
+    memcpy(&h, packed_a, sizeof h);
+    BASE_TRY(packed_check("gemm_f32_packed_a_indb", PACKED_A_MAGIC, &h, K, M, 1));
+    const gemm_f32_variant_t *v = &gemm_f32_variants[h.variant];
+    if (!v->indb || !v->tile_store || v->nr > 32 || v->mr > 16)
+        return base_error(CAIRN_ERR_UNSUPPORTED,
+                          "gemm_f32_packed_a_indb: the %s kernel has no indirect-B form",
+                          v->name);
+    if (b->N < v->nr || K < 1 || (b->in_w > 0 && (b->out_w < 1 || b->out_w > b->in_w)) ||
+        (b->in_w > 0 && b->in_w < 2 && v->nr > 64))
+        return base_error(CAIRN_ERR_INVALID_ARGUMENT,
+                          "gemm_f32_packed_a_indb: N=%lld (at least %d), K=%lld (at least 1), "
+                          "column map %lld -> %lld",
+                          (long long)b->N, v->nr, (long long)K, (long long)b->in_w,
+                          (long long)b->out_w);
+    if (epi && epi->bias && epi->bias_kind == GEMM_BIAS_COL)
+        return base_error(CAIRN_ERR_UNSUPPORTED,
+                          "gemm_f32_packed_a_indb: a column bias is not supported");
+    if (M <= 0)
+        return CAIRN_OK;
+    ijob_t j = {v, (const float *)((const char *)packed_a + PACKED_HEADER), h.npad, h.kc, M, K,
+                b, C, ldc, epi, (b->N + v->nr - 1) / v->nr, h.npad / v->mr, 1, 1, 1};
+    /* A panels per block: the block (rows x K) in half the L2 */
+    size_t l2 = base_cpu()->l2 ? base_cpu()->l2 : 1024 * 1024;
+    j.mcb = (int64_t)(l2 / 2 / ((size_t)K * sizeof(float) * (size_t)v->mr));
+    j.mcb = j.mcb < 1 ? 1 : j.mcb > INDB_MAX_PANELS ? INDB_MAX_PANELS : j.mcb;
+    int threads = k && k->pool && k->threads > 1 ? k->threads : 1;
+    if ((double)M * (double)b->N * (double)K < (double)(1 << 18))
+        threads = 1;
+    if (threads > 1) {
+        if (j.nt >= 2 * (int64_t)threads) {
+            /* split the tiles; up to 4 tasks per thread, claimed dynamically */
+            int per = 4;
+            while (per > 1 && j.nt < 4 * (int64_t)threads * per)
+                per /= 2;
+            j.tasks_t = threads * per;
+        } else {
+            j.tasks_p = min64(threads, j.np);
+        }
+    }
+    const int64_t tasks = j.tasks_t * j.tasks_p;
+    base_pool_parallel_for_1d(tasks > 1 ? k->pool : NULL, (size_t)tasks, 1, indb_task, &j);
+    return CAIRN_OK;
+}
+
 /* ---- strided batch ---- */
 
 typedef struct bjob {

@@ -147,6 +147,30 @@ cairn_status_t gemm_f32_packed_a(const kctx_t *k, int transB, int64_t M, int64_t
                                  float alpha, const void *packed_a, const float *B, int64_t ldb,
                                  float beta, float *C, int64_t ldc, const gemm_epilogue_t *epi);
 
+/* Indirect B against a pre-packed A, for convolutions without im2col: the
+ * K x N operand is B(k, j) = base[off[k] + j], so a 1x1 convolution reads
+ * its input planes in place (off[k] = k * plane) and a stride-1 KxK one
+ * reads a zero-padded copy of the input, flattened with its padded row
+ * width, at tap offsets (off[(c, kh, kw)] = c * plane + kh * row + kw).
+ * Only base[off[k] + j] for j in [0, N) is read. Product column j goes to
+ * C column j, or with in_w > 0 to (j / in_w) * out_w + j % in_w, and is
+ * dropped when j % in_w >= out_w (the padded plane's extra columns).
+ * C = epi(A * B) (alpha 1, beta 0); the epilogue's residual and column
+ * bias are indexed by C's columns; a column bias is not supported. */
+typedef struct gemm_indb {
+    const float *base;
+    const int64_t *off; /* K offsets, in floats */
+    int64_t N;
+    int64_t in_w, out_w; /* column map; 0, 0: identity */
+} gemm_indb_t;
+
+/* The column count below which gemm_f32_packed_a_indb refuses (its tile
+ * width), or 0 when this process's GEMM variant has no indirect kernel. */
+int gemm_f32_indb_min_n(void);
+cairn_status_t gemm_f32_packed_a_indb(const kctx_t *k, int64_t M, int64_t K,
+                                      const void *packed_a, const gemm_indb_t *b, float *C,
+                                      int64_t ldc, const gemm_epilogue_t *epi);
+
 /* Strided batch: for b in [0, batch), the GEMM on A + b*stride_a,
  * B + b*stride_b, C + b*stride_c (stride 0 broadcasts an operand). The
  * epilogue's bias and residual are shared by every batch item unless

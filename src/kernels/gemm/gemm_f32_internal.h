@@ -61,6 +61,16 @@ typedef struct gemm_f32_variant {
      * micro-panel in L1 while the A micro-panels stream from L2 (BLIS's
      * order), 0 keeps an A micro-panel in L1 while B streams from L2 */
     int b_in_l1;
+    /* Indirect-B tile (NULL: the variant has none; gemm_f32_packed_a_indb
+     * is then unavailable): T (MR x NR, row stride NR) = (acc ? T : 0) +
+     * A's packed micro-panel (kc steps, as pack_a lays it out) times the kc
+     * rows of NR floats at B + off[k]. */
+    void (*indb)(int64_t kc, const float *A, const float *B, const int64_t *off, float *T,
+                 int acc);
+    /* columns [0, n) of rows [0, m) of such a T through the epilogue e
+     * (NULL: none) into C (row stride ldc) */
+    void (*tile_store)(const float *T, int m, int n, float *C, int64_t ldc,
+                       const gemm_tile_epi_t *e);
 } gemm_f32_variant_t;
 
 /* Best first. */
@@ -160,6 +170,14 @@ void gemm_f32_pack_b_block(int transB, const float *B, int64_t ldb, int64_t p0, 
                            int64_t kc, int64_t nc, int nr, float *dst);
 
 /* Micro-kernels. */
+void gemm_f32_indb_ref_4x8(int64_t kc, const float *A, const float *B, const int64_t *off,
+                           float *T, int acc);
+void gemm_f32_tile_store_ref_4x8(const float *T, int m, int n, float *C, int64_t ldc,
+                                 const gemm_tile_epi_t *e);
+void gemm_f32_indb_6x16_avx2(int64_t kc, const float *A, const float *B, const int64_t *off,
+                             float *T, int acc);
+void gemm_f32_tile_store_avx2(const float *T, int m, int n, float *C, int64_t ldc,
+                              const gemm_tile_epi_t *e);
 void gemm_f32_ukernel_ref_4x8(int64_t kc, const float *A, int64_t rs_a, int64_t cs_a,
                               const float *B, int64_t ldb, float *C, int64_t ldc, int m, int n,
                               float alpha, float beta, const gemm_tile_epi_t *e);

@@ -288,6 +288,122 @@ static void kernel_packed(int64_t kc, const float *A, const float *B, float *C, 
 }
 #undef UK_ASM_STEP
 
+/* Indirect-B tile (gemm_f32_variant_t.indb): B's row k is the 16 floats at
+ * B + off[k], anywhere in memory (a row of an image for a convolution), so
+ * nothing is packed or copied on the B side. Per k step one offset load, 2
+ * unaligned B loads, 6 broadcasts of the packed A panel and 12 FMAs: 9
+ * loads per 6 cycles of FMA, inside Zen 2's and Intel's 2 loads per cycle.
+ * The tile accumulates in T (6 x 16, row stride 16) when acc is set. */
+#define IB_STEP(ao, oo)                                                                           \
+    "movq " #oo "(%[o]), %[t]\n\t"                                                                \
+    "vmovups (%[b],%[t],4), %%ymm0\n\t"                                                           \
+    "vmovups 32(%[b],%[t],4), %%ymm1\n\t"                                                         \
+    "vbroadcastss " #ao "(%[a]), %%ymm2\n\t"                                                      \
+    "vfmadd231ps %%ymm0, %%ymm2, %%ymm4\n\t"                                                      \
+    "vfmadd231ps %%ymm1, %%ymm2, %%ymm5\n\t"                                                      \
+    "vbroadcastss " #ao "+4(%[a]), %%ymm3\n\t"                                                    \
+    "vfmadd231ps %%ymm0, %%ymm3, %%ymm6\n\t"                                                      \
+    "vfmadd231ps %%ymm1, %%ymm3, %%ymm7\n\t"                                                      \
+    "vbroadcastss " #ao "+8(%[a]), %%ymm2\n\t"                                                    \
+    "vfmadd231ps %%ymm0, %%ymm2, %%ymm8\n\t"                                                      \
+    "vfmadd231ps %%ymm1, %%ymm2, %%ymm9\n\t"                                                      \
+    "vbroadcastss " #ao "+12(%[a]), %%ymm3\n\t"                                                   \
+    "vfmadd231ps %%ymm0, %%ymm3, %%ymm10\n\t"                                                     \
+    "vfmadd231ps %%ymm1, %%ymm3, %%ymm11\n\t"                                                     \
+    "vbroadcastss " #ao "+16(%[a]), %%ymm2\n\t"                                                   \
+    "vfmadd231ps %%ymm0, %%ymm2, %%ymm12\n\t"                                                     \
+    "vfmadd231ps %%ymm1, %%ymm2, %%ymm13\n\t"                                                     \
+    "vbroadcastss " #ao "+20(%[a]), %%ymm3\n\t"                                                   \
+    "vfmadd231ps %%ymm0, %%ymm3, %%ymm14\n\t"                                                     \
+    "vfmadd231ps %%ymm1, %%ymm3, %%ymm15\n\t"
+
+#define IB_TILE_REGS(op)                                                                          \
+    op " 0(%[T]), %%ymm4\n\t" op " 32(%[T]), %%ymm5\n\t" op " 64(%[T]), %%ymm6\n\t"              \
+    op " 96(%[T]), %%ymm7\n\t" op " 128(%[T]), %%ymm8\n\t" op " 160(%[T]), %%ymm9\n\t"           \
+    op " 192(%[T]), %%ymm10\n\t" op " 224(%[T]), %%ymm11\n\t" op " 256(%[T]), %%ymm12\n\t"       \
+    op " 288(%[T]), %%ymm13\n\t" op " 320(%[T]), %%ymm14\n\t" op " 352(%[T]), %%ymm15\n\t"
+
+#define IB_TILE_REGS_ST                                                                           \
+    "vmovups %%ymm4, 0(%[T])\n\t" "vmovups %%ymm5, 32(%[T])\n\t" "vmovups %%ymm6, 64(%[T])\n\t"       \
+    "vmovups %%ymm7, 96(%[T])\n\t" "vmovups %%ymm8, 128(%[T])\n\t" "vmovups %%ymm9, 160(%[T])\n\t"    \
+    "vmovups %%ymm10, 192(%[T])\n\t" "vmovups %%ymm11, 224(%[T])\n\t"                            \
+    "vmovups %%ymm12, 256(%[T])\n\t" "vmovups %%ymm13, 288(%[T])\n\t"                            \
+    "vmovups %%ymm14, 320(%[T])\n\t" "vmovups %%ymm15, 352(%[T])\n\t"
+
+void gemm_f32_indb_6x16_avx2(int64_t kc, const float *A, const float *B, const int64_t *off,
+                             float *T, int acc)
+{
+    int64_t k4 = kc / 4, k1 = kc % 4, t;
+    __asm__ volatile("testl %[acc], %[acc]\n\t"
+                     "jz 5f\n\t"
+                     IB_TILE_REGS("vmovups")
+                     "jmp 6f\n\t"
+                     "5:\n\t"
+                     "vxorps %%ymm4, %%ymm4, %%ymm4\n\t"
+                     "vxorps %%ymm5, %%ymm5, %%ymm5\n\t"
+                     "vxorps %%ymm6, %%ymm6, %%ymm6\n\t"
+                     "vxorps %%ymm7, %%ymm7, %%ymm7\n\t"
+                     "vxorps %%ymm8, %%ymm8, %%ymm8\n\t"
+                     "vxorps %%ymm9, %%ymm9, %%ymm9\n\t"
+                     "vxorps %%ymm10, %%ymm10, %%ymm10\n\t"
+                     "vxorps %%ymm11, %%ymm11, %%ymm11\n\t"
+                     "vxorps %%ymm12, %%ymm12, %%ymm12\n\t"
+                     "vxorps %%ymm13, %%ymm13, %%ymm13\n\t"
+                     "vxorps %%ymm14, %%ymm14, %%ymm14\n\t"
+                     "vxorps %%ymm15, %%ymm15, %%ymm15\n\t"
+                     "6:\n\t"
+                     "testq %[k4], %[k4]\n\t"
+                     "jz 2f\n\t"
+                     "1:\n\t"
+                     "prefetcht0 384(%[a])\n\t"
+                     IB_STEP(0, 0)
+                     IB_STEP(24, 8)
+                     IB_STEP(48, 16)
+                     IB_STEP(72, 24)
+                     "addq $96, %[a]\n\t"
+                     "addq $32, %[o]\n\t"
+                     "decq %[k4]\n\t"
+                     "jnz 1b\n\t"
+                     "2:\n\t"
+                     "testq %[k1], %[k1]\n\t"
+                     "jz 4f\n\t"
+                     "3:\n\t"
+                     IB_STEP(0, 0)
+                     "addq $24, %[a]\n\t"
+                     "addq $8, %[o]\n\t"
+                     "decq %[k1]\n\t"
+                     "jnz 3b\n\t"
+                     "4:\n\t"
+                     IB_TILE_REGS_ST
+                     : [a] "+r"(A), [o] "+r"(off), [k4] "+r"(k4), [k1] "+r"(k1), [t] "=&r"(t)
+                     : [b] "r"(B), [T] "r"(T), [acc] "r"(acc)
+                     : "memory", "cc", "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6",
+                       "xmm7", "xmm8", "xmm9", "xmm10", "xmm11", "xmm12", "xmm13", "xmm14",
+                       "xmm15");
+}
+#undef IB_STEP
+#undef IB_TILE_REGS
+#undef IB_TILE_REGS_ST
+
+/* Columns [0, n) of rows [0, m) of the 6 x 16 tile T (row stride 16)
+ * through the epilogue e (NULL: none) into C. */
+void gemm_f32_tile_store_avx2(const float *T, int m, int n, float *C, int64_t ldc,
+                              const gemm_tile_epi_t *e)
+{
+    if (e) {
+        epi_store(T, C, ldc, m, n, 0.0f, e);
+        return;
+    }
+    for (int r = 0; r < m; r++)
+        for (int c0 = 0; c0 < n; c0 += 8) {
+            __m256 v = _mm256_loadu_ps(T + r * NR + c0);
+            if (n - c0 >= 8)
+                _mm256_storeu_ps(C + r * ldc + c0, v);
+            else
+                _mm256_maskstore_ps(C + r * ldc + c0, lane_mask(n - c0), v);
+        }
+}
+
 ALWAYS_INLINE void kernel_direct(const int ROWS, int64_t kc, const float *A, int64_t rs_a,
                                  int64_t cs_a, const float *B, int64_t ldb, float *C, int64_t ldc,
                                  int m, int n, float alpha, float beta, const gemm_tile_epi_t *e)
@@ -654,6 +770,26 @@ void gemm_f32_ukernel_6x16_avx2(int64_t kc, const float *A, int64_t rs_a, int64_
 {
     (void)kc, (void)A, (void)rs_a, (void)cs_a, (void)B, (void)ldb, (void)C, (void)ldc, (void)m;
     (void)n, (void)alpha, (void)beta, (void)e;
+}
+void gemm_f32_indb_6x16_avx2(int64_t kc, const float *A, const float *B, const int64_t *off,
+                             float *T, int acc)
+{
+    (void)kc, (void)A, (void)B, (void)off, (void)T, (void)acc;
+}
+void gemm_f32_tile_store_avx2(const float *T, int m, int n, float *C, int64_t ldc,
+                              const gemm_tile_epi_t *e)
+{
+    (void)T, (void)m, (void)n, (void)C, (void)ldc, (void)e;
+}
+void gemm_f32_indb_6x16_avx2(int64_t kc, const float *A, const float *B, const int64_t *off,
+                             float *T, int acc)
+{
+    (void)kc, (void)A, (void)B, (void)off, (void)T, (void)acc;
+}
+void gemm_f32_tile_store_avx2(const float *T, int m, int n, float *C, int64_t ldc,
+                              const gemm_tile_epi_t *e)
+{
+    (void)T, (void)m, (void)n, (void)C, (void)ldc, (void)e;
 }
 GEMM_LOWP_UK(gemm_s8_ukernel_6x16_avx2_s16)
 {
