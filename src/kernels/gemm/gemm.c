@@ -914,38 +914,61 @@ static void indb_tile(const ijob_t *j, int64_t s0, int64_t s1, int64_t p0, int64
     const gemm_indb_t *b = j->b;
     const int64_t j0 = s0 + nr <= b->N ? s0 : b->N - nr;
     const size_t tsz = (size_t)(mr * nr);
-    for (int64_t ks = 0; ks < j->K;) {
-        /* the pass [ks, ke) stays inside one packed K block of A */
-        const int64_t pc = ks / j->kc * j->kc, kcb = min64(j->kc, j->K - pc);
-        const int64_t ke = min64(ks + INDB_KB, pc + kcb);
-        for (int64_t p = p0; p < p1; p++)
-            v->indb(ke - ks, j->pa + pc * j->mpad + p * mr * kcb + (ks - pc) * mr,
-                    b->base + j0, b->off + ks, T + (size_t)(p - p0) * tsz, ks > 0);
-        ks = ke;
-    }
-    gemm_tile_epi_t te;
-    for (int64_t c = s0; c < s1;) {
-        /* one run of columns that land next to each other in C */
-        int64_t len, dst;
+    /* the runs of columns that land next to each other in C: tile column,
+     * length, C column */
+    int64_t run_c[32], run_n[32], run_d[32];
+    int nrun = 0;
+    for (int64_t c = s0; c < s1 && nrun < 32;) {
         if (b->in_w > 0) {
             const int64_t row = c / b->in_w, col = c % b->in_w;
             if (col >= b->out_w) {
                 c += b->in_w - col;
                 continue;
             }
-            len = min64(b->out_w - col, s1 - c);
-            dst = row * b->out_w + col;
+            run_n[nrun] = min64(b->out_w - col, s1 - c);
+            run_d[nrun] = row * b->out_w + col;
         } else {
-            len = s1 - c;
-            dst = c;
+            run_n[nrun] = s1 - c;
+            run_d[nrun] = c;
         }
+        run_c[nrun] = c - j0;
+        c += run_n[nrun++];
+    }
+    gemm_tile_epi_t te;
+    for (int64_t ks = 0; ks < j->K;) {
+        /* the pass [ks, ke) stays inside one packed K block of A */
+        const int64_t pc = ks / j->kc * j->kc, kcb = min64(j->kc, j->K - pc);
+        const int64_t ke = min64(ks + INDB_KB, pc + kcb);
+        const int last = ke == j->K;
         for (int64_t p = p0; p < p1; p++) {
+            float *t = T + (size_t)(p - p0) * tsz;
+            if (last && p + 2 < p1 && nrun) {
+                /* C (and residual) rows of the panel stored two kernels
+                 * from now: rows ldc apart, which no prefetcher follows */
+                const int64_t i2 = (p + 2) * mr, rows = min64(mr, j->M - i2);
+                const int64_t d0 = run_d[0], d1 = run_d[nrun - 1] + run_n[nrun - 1] - 1;
+                const float *res = j->epi ? j->epi->residual : NULL;
+                for (int64_t r = 0; r < rows; r++) {
+                    __builtin_prefetch(j->C + (i2 + r) * j->ldc + d0, 1, 3);
+                    __builtin_prefetch(j->C + (i2 + r) * j->ldc + d1, 1, 3);
+                    if (res) {
+                        __builtin_prefetch(res + (i2 + r) * j->epi->ldr + d0, 0, 3);
+                        __builtin_prefetch(res + (i2 + r) * j->epi->ldr + d1, 0, 3);
+                    }
+                }
+            }
+            v->indb(ke - ks, j->pa + pc * j->mpad + p * mr * kcb + (ks - pc) * mr,
+                    b->base + j0, b->off + ks, t, ks > 0);
+            if (!last)
+                continue;
             const int64_t i = p * mr;
-            const gemm_tile_epi_t *e = tile_epi(j->epi, i, dst, &te);
-            v->tile_store(T + (size_t)(p - p0) * tsz + (c - j0), (int)min64(mr, j->M - i),
-                          (int)len, j->C + i * j->ldc + dst, j->ldc, e);
+            for (int r = 0; r < nrun; r++) {
+                const gemm_tile_epi_t *e = tile_epi(j->epi, i, run_d[r], &te);
+                v->tile_store(t + run_c[r], (int)min64(mr, j->M - i), (int)run_n[r],
+                              j->C + i * j->ldc + run_d[r], j->ldc, e);
+            }
         }
-        c += len;
+        ks = ke;
     }
 }
 
