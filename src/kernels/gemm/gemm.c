@@ -896,7 +896,27 @@ typedef struct ijob {
     const gemm_epilogue_t *epi;
     int64_t nt, np, mcb; /* tiles, A panels, panels per block of A kept in L2 */
     int64_t tasks_t, tasks_p; /* task grid: tile ranges x panel ranges */
+    int fast_epi;             /* the epilogue is one gemm_indb_epi_t can express */
+    gemm_indb_epi_t iepi;     /* its constant fields */
 } ijob_t;
+
+/* The clamp coding of gemm_indb_epi_t for act; -1 when it has none. */
+static int indb_clamp_of(gemm_act_t act, float lo, float hi, float *l, float *h)
+{
+    switch (act) {
+    case GEMM_ACT_NONE:
+        *l = *h = 0.0f;
+        return 0;
+    case GEMM_ACT_RELU:
+        *l = 0.0f, *h = 0.0f;
+        return 1;
+    case GEMM_ACT_CLIP:
+        *l = lo, *h = hi;
+        return 2;
+    default:
+        return -1;
+    }
+}
 
 #define INDB_MAX_PANELS 32 /* A panels whose tiles are kept at once (12 KB of AVX2 tiles) */
 #define INDB_KB 128         /* k steps per pass: the tile's B rows (2 lines each when
@@ -935,6 +955,14 @@ static void indb_tile(const ijob_t *j, int64_t s0, int64_t s1, int64_t p0, int64
         c += run_n[nrun++];
     }
     gemm_tile_epi_t te;
+    /* the kernel's own epilogue: one run of NR columns at the tile's start */
+    gemm_indb_epi_t ep;
+    const int fast = j->fast_epi && nrun == 1 && run_c[0] == 0 && run_n[0] == nr;
+    const float *epi_bias =
+        j->epi && j->epi->bias && j->epi->bias_kind == GEMM_BIAS_ROW ? j->epi->bias : NULL;
+    if (fast) {
+        ep = j->iepi;
+    }
     for (int64_t ks = 0; ks < j->K;) {
         /* the pass [ks, ke) stays inside one packed K block of A */
         const int64_t pc = ks / j->kc * j->kc, kcb = min64(j->kc, j->K - pc);
@@ -957,11 +985,22 @@ static void indb_tile(const ijob_t *j, int64_t s0, int64_t s1, int64_t p0, int64
                     }
                 }
             }
-            v->indb(ke - ks, j->pa + pc * j->mpad + p * mr * kcb + (ks - pc) * mr,
-                    b->base + j0, b->off + ks, t, ks > 0);
+            const int64_t i = p * mr;
+            const float *ap = j->pa + pc * j->mpad + p * mr * kcb + (ks - pc) * mr;
+            if (last && fast && i + mr <= j->M) {
+                /* a full tile with a simple epilogue: the kernel applies it
+                 * and stores to C from its registers */
+                ep.bias = epi_bias ? epi_bias + i : NULL;
+                ep.res = j->epi && j->epi->residual
+                             ? j->epi->residual + i * j->epi->ldr + run_d[0]
+                             : NULL;
+                ep.C = j->C + i * j->ldc + run_d[0];
+                v->indb(ke - ks, ap, b->base + j0, b->off + ks, t, ks > 0, &ep);
+                continue;
+            }
+            v->indb(ke - ks, ap, b->base + j0, b->off + ks, t, ks > 0, NULL);
             if (!last)
                 continue;
-            const int64_t i = p * mr;
             for (int r = 0; r < nrun; r++) {
                 const gemm_tile_epi_t *e = tile_epi(j->epi, i, run_d[r], &te);
                 v->tile_store(t + run_c[r], (int)min64(mr, j->M - i), (int)run_n[r],
@@ -1019,7 +1058,7 @@ cairn_status_t gemm_f32_packed_a_indb(const kctx_t *k, int64_t M, int64_t K,
     if (M <= 0)
         return CAIRN_OK;
     ijob_t j = {v, (const float *)((const char *)packed_a + PACKED_HEADER), h.npad, h.kc, M, K,
-                b, C, ldc, epi, (b->N + v->nr - 1) / v->nr, h.npad / v->mr, 1, 1, 1};
+                b, C, ldc, epi, (b->N + v->nr - 1) / v->nr, h.npad / v->mr, 1, 1, 1, 0, {0}};
     /* A panels per block: the block (rows x K) in half the L2 */
     size_t l2 = base_cpu()->l2 ? base_cpu()->l2 : 1024 * 1024;
     j.mcb = (int64_t)(l2 / 2 / ((size_t)K * sizeof(float) * (size_t)v->mr));
@@ -1037,6 +1076,19 @@ cairn_status_t gemm_f32_packed_a_indb(const kctx_t *k, int64_t M, int64_t K,
         } else {
             j.tasks_p = min64(threads, j.np);
         }
+    }
+    memset(&j.iepi, 0, sizeof j.iepi);
+    j.iepi.ldc_bytes = ldc * (int64_t)sizeof(float);
+    if (!epi) {
+        j.fast_epi = 1;
+    } else if (epi->scale == 1.0f) {
+        int a = indb_clamp_of(epi->act, epi->clip_lo, epi->clip_hi, &j.iepi.lo, &j.iepi.hi);
+        int pa = indb_clamp_of(epi->post_act, epi->post_lo, epi->post_hi, &j.iepi.plo,
+                               &j.iepi.phi);
+        j.fast_epi = a >= 0 && pa >= 0;
+        j.iepi.act = a;
+        j.iepi.post = pa;
+        j.iepi.ldr_bytes = epi->ldr * (int64_t)sizeof(float);
     }
     const int64_t tasks = j.tasks_t * j.tasks_p;
     base_pool_parallel_for_1d(tasks > 1 ? k->pool : NULL, (size_t)tasks, 1, indb_task, &j);

@@ -33,6 +33,29 @@ typedef struct gemm_tile_epi {
     float post_lo, post_hi;
 } gemm_tile_epi_t;
 
+/* The epilogue an indirect-B kernel applies itself to a full tile whose
+ * NR columns are contiguous in C: v += bias[r]; v = clamp(v) (act 0:
+ * none, 1: max(v, lo), 2: min(max(v, lo), hi)); v += res row r; v =
+ * clamp with post, plo, phi; C row r = v. Rows are ldr_bytes / ldc_bytes
+ * apart. The AVX2 kernel reads the fields at these fixed offsets. */
+typedef struct gemm_indb_epi {
+    const float *bias; /* 0: the tile row 0's bias, or NULL */
+    const float *res;  /* 8: the residual at the tile's (0, 0), or NULL */
+    int64_t ldr_bytes; /* 16 */
+    float *C;          /* 24 */
+    int64_t ldc_bytes; /* 32 */
+    int32_t act, post; /* 40, 44 */
+    float lo, hi;      /* 48, 52 */
+    float plo, phi;    /* 56, 60 */
+} gemm_indb_epi_t;
+_Static_assert(offsetof(gemm_indb_epi_t, res) == 8 && offsetof(gemm_indb_epi_t, ldr_bytes) == 16 &&
+                   offsetof(gemm_indb_epi_t, C) == 24 &&
+                   offsetof(gemm_indb_epi_t, ldc_bytes) == 32 &&
+                   offsetof(gemm_indb_epi_t, act) == 40 && offsetof(gemm_indb_epi_t, post) == 44 &&
+                   offsetof(gemm_indb_epi_t, lo) == 48 && offsetof(gemm_indb_epi_t, hi) == 52 &&
+                   offsetof(gemm_indb_epi_t, plo) == 56 && offsetof(gemm_indb_epi_t, phi) == 60,
+               "gemm_indb_epi_t layout (x86_avx2.c reads it at fixed offsets)");
+
 typedef void (*gemm_f32_ukernel_fn)(int64_t kc, const float *A, int64_t rs_a, int64_t cs_a,
                                     const float *B, int64_t ldb, float *C, int64_t ldc, int m,
                                     int n, float alpha, float beta, const gemm_tile_epi_t *e);
@@ -64,9 +87,10 @@ typedef struct gemm_f32_variant {
     /* Indirect-B tile (NULL: the variant has none; gemm_f32_packed_a_indb
      * is then unavailable): T (MR x NR, row stride NR) = (acc ? T : 0) +
      * A's packed micro-panel (kc steps, as pack_a lays it out) times the kc
-     * rows of NR floats at B + off[k]. */
+     * rows of NR floats at B + off[k]; with ep, the result goes through
+     * ep's epilogue into ep->C instead of T (a full MR x NR tile). */
     void (*indb)(int64_t kc, const float *A, const float *B, const int64_t *off, float *T,
-                 int acc);
+                 int acc, const struct gemm_indb_epi *ep);
     /* columns [0, n) of rows [0, m) of such a T through the epilogue e
      * (NULL: none) into C (row stride ldc) */
     void (*tile_store)(const float *T, int m, int n, float *C, int64_t ldc,
@@ -171,11 +195,11 @@ void gemm_f32_pack_b_block(int transB, const float *B, int64_t ldb, int64_t p0, 
 
 /* Micro-kernels. */
 void gemm_f32_indb_ref_4x8(int64_t kc, const float *A, const float *B, const int64_t *off,
-                           float *T, int acc);
+                           float *T, int acc, const gemm_indb_epi_t *ep);
 void gemm_f32_tile_store_ref_4x8(const float *T, int m, int n, float *C, int64_t ldc,
                                  const gemm_tile_epi_t *e);
 void gemm_f32_indb_6x16_avx2(int64_t kc, const float *A, const float *B, const int64_t *off,
-                             float *T, int acc);
+                             float *T, int acc, const gemm_indb_epi_t *ep);
 void gemm_f32_tile_store_avx2(const float *T, int m, int n, float *C, int64_t ldc,
                               const gemm_tile_epi_t *e);
 void gemm_f32_ukernel_ref_4x8(int64_t kc, const float *A, int64_t rs_a, int64_t cs_a,

@@ -64,8 +64,17 @@ void gemm_f32_ukernel_ref_4x8(int64_t kc, const float *A, int64_t rs_a, int64_t 
     }
 }
 
+static float indb_clamp(int kind, float v, float lo, float hi)
+{
+    if (kind >= 1)
+        v = v > lo ? v : lo; /* NaN -> lo, as vmaxps(v, lo) */
+    if (kind == 2)
+        v = v < hi ? v : hi;
+    return v;
+}
+
 void gemm_f32_indb_ref_4x8(int64_t kc, const float *A, const float *B, const int64_t *off,
-                           float *T, int acc)
+                           float *T, int acc, const gemm_indb_epi_t *ep)
 {
     float t[MR][NR];
     for (int r = 0; r < MR; r++)
@@ -76,6 +85,21 @@ void gemm_f32_indb_ref_4x8(int64_t kc, const float *A, const float *B, const int
         for (int r = 0; r < MR; r++)
             for (int c = 0; c < NR; c++)
                 t[r][c] += a[r] * b[c];
+    }
+    if (ep) {
+        for (int r = 0; r < MR; r++) {
+            float *c = (float *)((char *)ep->C + r * ep->ldc_bytes);
+            const float *res =
+                ep->res ? (const float *)((const char *)ep->res + r * ep->ldr_bytes) : NULL;
+            for (int j = 0; j < NR; j++) {
+                float v = t[r][j] + (ep->bias ? ep->bias[r] : 0.0f);
+                v = indb_clamp(ep->act, v, ep->lo, ep->hi);
+                if (res)
+                    v += res[j];
+                c[j] = indb_clamp(ep->post, v, ep->plo, ep->phi);
+            }
+        }
+        return;
     }
     for (int r = 0; r < MR; r++)
         for (int c = 0; c < NR; c++)

@@ -330,10 +330,45 @@ static void kernel_packed(int64_t kc, const float *A, const float *B, float *C, 
     "vmovups %%ymm12, 256(%[T])\n\t" "vmovups %%ymm13, 288(%[T])\n\t"                            \
     "vmovups %%ymm14, 320(%[T])\n\t" "vmovups %%ymm15, 352(%[T])\n\t"
 
+/* The epilogue on the 12 accumulators (gemm_indb_epi_t at %[ep]) */
+#define IB_ROWS_OP2(op, src, off)                                                                 \
+    op " " #off "(" src "), %%ymm4, %%ymm4\n\t" op " " #off "+32(" src "), %%ymm5, %%ymm5\n\t"
+#define IB_ALL12(op, reg)                                                                         \
+    op " " reg ", %%ymm4, %%ymm4\n\t" op " " reg ", %%ymm5, %%ymm5\n\t"                          \
+    op " " reg ", %%ymm6, %%ymm6\n\t" op " " reg ", %%ymm7, %%ymm7\n\t"                          \
+    op " " reg ", %%ymm8, %%ymm8\n\t" op " " reg ", %%ymm9, %%ymm9\n\t"                          \
+    op " " reg ", %%ymm10, %%ymm10\n\t" op " " reg ", %%ymm11, %%ymm11\n\t"                      \
+    op " " reg ", %%ymm12, %%ymm12\n\t" op " " reg ", %%ymm13, %%ymm13\n\t"                      \
+    op " " reg ", %%ymm14, %%ymm14\n\t" op " " reg ", %%ymm15, %%ymm15\n\t"
+#define IB_BIAS_ROW(off, r0, r1)                                                                  \
+    "vbroadcastss " #off "(%[t]), %%ymm0\n\t"                                                      \
+    "vaddps %%ymm0, %%" #r0 ", %%" #r0 "\n\t"                                                       \
+    "vaddps %%ymm0, %%" #r1 ", %%" #r1 "\n\t"
+#define IB_RES_ROW(r0, r1)                                                                        \
+    "vaddps (%[t]), %%" #r0 ", %%" #r0 "\n\t"                                                       \
+    "vaddps 32(%[t]), %%" #r1 ", %%" #r1 "\n\t"                                                     \
+    "addq %[u], %[t]\n\t"
+#define IB_ST_ROW(r0, r1)                                                                         \
+    "vmovups %%" #r0 ", (%[t])\n\t"                                                                \
+    "vmovups %%" #r1 ", 32(%[t])\n\t"                                                              \
+    "addq %[u], %[t]\n\t"
+/* clamp by the kind at koff (0 none, 1 max lo, 2 max lo and min hi), bounds at boff, boff+4 */
+#define IB_CLAMP(koff, boff, lbl)                                                                 \
+    "movl " #koff "(%[ep]), %k[t]\n\t"                                                              \
+    "testl %k[t], %k[t]\n\t"                                                                       \
+    "jz " #lbl "f\n\t"                                                                             \
+    "vbroadcastss " #boff "(%[ep]), %%ymm0\n\t"                                                    \
+    IB_ALL12("vmaxps", "%%ymm0")                                                                  \
+    "cmpl $2, %k[t]\n\t"                                                                           \
+    "jne " #lbl "f\n\t"                                                                            \
+    "vbroadcastss " #boff "+4(%[ep]), %%ymm0\n\t"                                                  \
+    IB_ALL12("vminps", "%%ymm0")                                                                  \
+    #lbl ":\n\t"
+
 void gemm_f32_indb_6x16_avx2(int64_t kc, const float *A, const float *B, const int64_t *off,
-                             float *T, int acc)
+                             float *T, int acc, const gemm_indb_epi_t *ep)
 {
-    int64_t k4 = kc / 4, k1 = kc % 4, t;
+    int64_t k4 = kc / 4, k1 = kc % 4, t, u;
     __asm__ volatile("testl %[acc], %[acc]\n\t"
                      "jz 5f\n\t"
                      IB_TILE_REGS("vmovups")
@@ -374,9 +409,48 @@ void gemm_f32_indb_6x16_avx2(int64_t kc, const float *A, const float *B, const i
                      "decq %[k1]\n\t"
                      "jnz 3b\n\t"
                      "4:\n\t"
+                     "testq %[ep], %[ep]\n\t"
+                     "jz 20f\n\t"
+                     /* bias per row */
+                     "movq 0(%[ep]), %[t]\n\t"
+                     "testq %[t], %[t]\n\t"
+                     "jz 11f\n\t"
+                     IB_BIAS_ROW(0, ymm4, ymm5)
+                     IB_BIAS_ROW(4, ymm6, ymm7)
+                     IB_BIAS_ROW(8, ymm8, ymm9)
+                     IB_BIAS_ROW(12, ymm10, ymm11)
+                     IB_BIAS_ROW(16, ymm12, ymm13)
+                     IB_BIAS_ROW(20, ymm14, ymm15)
+                     "11:\n\t"
+                     IB_CLAMP(40, 48, 12)
+                     /* residual rows */
+                     "movq 8(%[ep]), %[t]\n\t"
+                     "testq %[t], %[t]\n\t"
+                     "jz 13f\n\t"
+                     "movq 16(%[ep]), %[u]\n\t"
+                     IB_RES_ROW(ymm4, ymm5)
+                     IB_RES_ROW(ymm6, ymm7)
+                     IB_RES_ROW(ymm8, ymm9)
+                     IB_RES_ROW(ymm10, ymm11)
+                     IB_RES_ROW(ymm12, ymm13)
+                     IB_RES_ROW(ymm14, ymm15)
+                     "13:\n\t"
+                     IB_CLAMP(44, 56, 14)
+                     "movq 24(%[ep]), %[t]\n\t"
+                     "movq 32(%[ep]), %[u]\n\t"
+                     IB_ST_ROW(ymm4, ymm5)
+                     IB_ST_ROW(ymm6, ymm7)
+                     IB_ST_ROW(ymm8, ymm9)
+                     IB_ST_ROW(ymm10, ymm11)
+                     IB_ST_ROW(ymm12, ymm13)
+                     IB_ST_ROW(ymm14, ymm15)
+                     "jmp 21f\n\t"
+                     "20:\n\t"
                      IB_TILE_REGS_ST
-                     : [a] "+r"(A), [o] "+r"(off), [k4] "+r"(k4), [k1] "+r"(k1), [t] "=&r"(t)
-                     : [b] "r"(B), [T] "r"(T), [acc] "r"(acc)
+                     "21:\n\t"
+                     : [a] "+r"(A), [o] "+r"(off), [k4] "+r"(k4), [k1] "+r"(k1), [t] "=&r"(t),
+                       [u] "=&r"(u)
+                     : [b] "r"(B), [T] "r"(T), [acc] "r"(acc), [ep] "r"(ep)
                      : "memory", "cc", "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6",
                        "xmm7", "xmm8", "xmm9", "xmm10", "xmm11", "xmm12", "xmm13", "xmm14",
                        "xmm15");
@@ -384,6 +458,12 @@ void gemm_f32_indb_6x16_avx2(int64_t kc, const float *A, const float *B, const i
 #undef IB_STEP
 #undef IB_TILE_REGS
 #undef IB_TILE_REGS_ST
+#undef IB_ROWS_OP2
+#undef IB_ALL12
+#undef IB_BIAS_ROW
+#undef IB_RES_ROW
+#undef IB_ST_ROW
+#undef IB_CLAMP
 
 /* Columns [0, n) of rows [0, m) of the 6 x 16 tile T (row stride 16)
  * through the epilogue e (NULL: none) into C. */
@@ -772,9 +852,9 @@ void gemm_f32_ukernel_6x16_avx2(int64_t kc, const float *A, int64_t rs_a, int64_
     (void)n, (void)alpha, (void)beta, (void)e;
 }
 void gemm_f32_indb_6x16_avx2(int64_t kc, const float *A, const float *B, const int64_t *off,
-                             float *T, int acc)
+                             float *T, int acc, const gemm_indb_epi_t *ep)
 {
-    (void)kc, (void)A, (void)B, (void)off, (void)T, (void)acc;
+    (void)kc, (void)A, (void)B, (void)off, (void)T, (void)acc, (void)ep;
 }
 void gemm_f32_tile_store_avx2(const float *T, int m, int n, float *C, int64_t ldc,
                               const gemm_tile_epi_t *e)
@@ -782,9 +862,9 @@ void gemm_f32_tile_store_avx2(const float *T, int m, int n, float *C, int64_t ld
     (void)T, (void)m, (void)n, (void)C, (void)ldc, (void)e;
 }
 void gemm_f32_indb_6x16_avx2(int64_t kc, const float *A, const float *B, const int64_t *off,
-                             float *T, int acc)
+                             float *T, int acc, const gemm_indb_epi_t *ep)
 {
-    (void)kc, (void)A, (void)B, (void)off, (void)T, (void)acc;
+    (void)kc, (void)A, (void)B, (void)off, (void)T, (void)acc, (void)ep;
 }
 void gemm_f32_tile_store_avx2(const float *T, int m, int n, float *C, int64_t ldc,
                               const gemm_tile_epi_t *e)
