@@ -167,7 +167,10 @@ static void run_case(const tcase_t *t, uint64_t seed)
             CHECK(!strncmp(conv_f32_packed_path(&p), "direct", 6));
         for (int direct = 1; direct >= 0; direct--) {
             conv_f32_set_direct(direct);
-            for (int v = 0; v < 8; v += 3) {
+            /* every epilogue: those the direct kernel applies from its
+             * registers (bias, ReLU / clip, residual, post ReLU / clip) and
+             * those it leaves to the tile store (sigmoid) */
+            for (int v = 0; v < 8; v++) {
                 const conv_post_t *post = v == 0 ? NULL : &posts[v - 1];
                 for (int64_t i = 0; i < ny; i++)
                     Y[i] = NAN;
