@@ -584,6 +584,7 @@ typedef struct dw8 {
     int64_t IH, IW, OH, OW, KH, KW, sh, sw, dh, dw, pt, pl;
     int64_t in_sz, out_sz; /* floats per input / output plane */
     int64_t PW, R;         /* ring row pixels, ring rows */
+    int nb;                /* output pixels per block: 8 or 12 */
     int nc;                /* channels present (lanes 0 .. nc-1) */
 } dw8_t;
 
@@ -600,7 +601,11 @@ static int dw8_geom(const conv_params_t *p, dw8_t *g)
         g->sw > 4096 || g->dw > 4096 || g->dh > 4096 || g->sh > (int64_t)1 << 40)
         return 0;
     g->R = (g->KH - 1) * g->dh + 1;
-    const int64_t owv = (g->OW + 7) / 8 * 8;
+    /* 12 FMA chains cover the FMA latency (5 cycles x 2 pipes), 8 reach
+     * about 80% of it: blocks of 12 unless the row's last block wastes
+     * more than that (OW = 7 or 14: 8) */
+    g->nb = (g->OW + 11) / 12 * 12 * 8 <= (g->OW + 7) / 8 * 8 * 10 ? 12 : 8;
+    const int64_t owv = (g->OW + g->nb - 1) / g->nb * g->nb;
     int64_t need = (owv - 1) * g->sw + (g->KW - 1) * g->dw + 1;
     if (need < g->pl + g->IW)
         need = g->pl + g->IW;
@@ -651,31 +656,31 @@ static void dw8_fill_row(const dw8_t *g, const float *x, int64_t ih, float *dst)
  * the input). S: the stride when known at compile time, else 0. */
 static inline __attribute__((always_inline)) void
 dw8_row(const dw8_t *g, const float *const *rows, const float *wt, __m256 vb, int64_t S,
-        float *ob)
+        const int NB, float *ob)
 {
     const int64_t s8 = (S ? S : g->sw) * 8, kw8 = g->dw * 8;
     const int64_t KH = g->KH, KW = g->KW, OW = g->OW;
-    for (int64_t ow = 0; ow < OW; ow += 8) {
-        __m256 a[8];
-        for (int v = 0; v < 8; v++)
+    for (int64_t ow = 0; ow < OW; ow += NB) {
+        __m256 a[12];
+        for (int v = 0; v < NB; v++)
             a[v] = vb;
         const float *wk = wt;
         for (int64_t kh = 0; kh < KH; kh++) {
             const float *b = rows[kh] + ow * s8;
             for (int64_t kw = 0; kw < KW; kw++, b += kw8, wk += 8) {
                 const __m256 wv = _mm256_load_ps(wk);
-#pragma GCC unroll 8
-                for (int v = 0; v < 8; v++)
+#pragma GCC unroll 12
+                for (int v = 0; v < NB; v++)
                     a[v] = _mm256_fmadd_ps(wv, _mm256_load_ps(b + v * s8), a[v]);
             }
         }
         float *o = ob + ow * 8;
-        if (ow + 8 <= OW) {
-#pragma GCC unroll 8
-            for (int v = 0; v < 8; v++)
+        if (ow + NB <= OW) {
+#pragma GCC unroll 12
+            for (int v = 0; v < NB; v++)
                 _mm256_store_ps(o + 8 * v, a[v]);
         } else {
-            for (int v = 0; v < 8; v++)
+            for (int v = 0; v < NB; v++)
                 if (ow + v < OW)
                     _mm256_store_ps(o + 8 * v, a[v]);
         }
@@ -787,7 +792,7 @@ static void dw8_store_band(const dw8_t *g, const dw_row_t *r, const float *ob, i
 
 static inline __attribute__((always_inline)) void
 dw8_run(const dw8_t *g, const float *x, const float *wt, __m256 vb, const dw_row_t *r,
-        const float *res, float *y, int64_t oh0, int64_t oh1, int64_t S)
+        const float *res, float *y, int64_t oh0, int64_t oh1, int64_t S, const int NB)
 {
     float ring[DW8_RING_FLOATS] __attribute__((aligned(32)));
     float ob[DW8_OUT_PIX * 8] __attribute__((aligned(32)));
@@ -835,27 +840,25 @@ dw8_run(const dw8_t *g, const float *x, const float *wt, __m256 vb, const dw_row
                 }
                 rows[kh] = pr;
             }
-            dw8_row(g, rows, wt, vb, S, ob + (oh - b0) * g->OW * 8);
+            dw8_row(g, rows, wt, vb, S, NB, ob + (oh - b0) * g->OW * 8);
         }
         dw8_store_band(g, r, ob, (b1 - b0) * g->OW, res, y, b0 * g->OW);
     }
 }
 
-static void dw8_run_s1(const dw8_t *g, const float *x, const float *wt, __m256 vb,
-                       const dw_row_t *r, const float *res, float *y, int64_t oh0, int64_t oh1)
-{
-    dw8_run(g, x, wt, vb, r, res, y, oh0, oh1, 1);
-}
-static void dw8_run_s2(const dw8_t *g, const float *x, const float *wt, __m256 vb,
-                       const dw_row_t *r, const float *res, float *y, int64_t oh0, int64_t oh1)
-{
-    dw8_run(g, x, wt, vb, r, res, y, oh0, oh1, 2);
-}
-static void dw8_run_sn(const dw8_t *g, const float *x, const float *wt, __m256 vb,
-                       const dw_row_t *r, const float *res, float *y, int64_t oh0, int64_t oh1)
-{
-    dw8_run(g, x, wt, vb, r, res, y, oh0, oh1, 0);
-}
+#define DW8_RUN(NAME, S, NB)                                                                   \
+    static void NAME(const dw8_t *g, const float *x, const float *wt, __m256 vb,               \
+                     const dw_row_t *r, const float *res, float *y, int64_t oh0, int64_t oh1)  \
+    {                                                                                          \
+        dw8_run(g, x, wt, vb, r, res, y, oh0, oh1, S, NB);                                     \
+    }
+DW8_RUN(dw8_run_s1, 1, 8)
+DW8_RUN(dw8_run_s2, 2, 8)
+DW8_RUN(dw8_run_sn, 0, 8)
+DW8_RUN(dw8_run_s1_12, 1, 12)
+DW8_RUN(dw8_run_s2_12, 2, 12)
+DW8_RUN(dw8_run_sn_12, 0, 12)
+#undef DW8_RUN
 
 int conv_dw_planes8_f32_avx2(const conv_params_t *p, const float *x, const float *w,
                              const float *bias, const conv_post_t *post, const float *res,
@@ -885,11 +888,11 @@ int conv_dw_planes8_f32_avx2(const conv_params_t *p, const float *x, const float
     r.simple = !post || (dw_act_simple(post->act) && dw_act_simple(post->post_act));
     const __m256 vb = _mm256_loadu_ps(bv);
     if (g.sw == 1)
-        dw8_run_s1(&g, x, wt, vb, &r, res, y, oh0, oh1);
+        (g.nb == 12 ? dw8_run_s1_12 : dw8_run_s1)(&g, x, wt, vb, &r, res, y, oh0, oh1);
     else if (g.sw == 2)
-        dw8_run_s2(&g, x, wt, vb, &r, res, y, oh0, oh1);
+        (g.nb == 12 ? dw8_run_s2_12 : dw8_run_s2)(&g, x, wt, vb, &r, res, y, oh0, oh1);
     else
-        dw8_run_sn(&g, x, wt, vb, &r, res, y, oh0, oh1);
+        (g.nb == 12 ? dw8_run_sn_12 : dw8_run_sn)(&g, x, wt, vb, &r, res, y, oh0, oh1);
     return 1;
 }
 
