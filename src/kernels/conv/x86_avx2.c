@@ -1,6 +1,9 @@
 /*
- * AVX2 + FMA depthwise Conv (f32), one (n, c) plane at a time; the same
- * contract and layout as the AVX-512 kernel (x86_avx512.c) at 8 lanes.
+ * AVX2 + FMA depthwise Conv (f32). conv_dw_planes8_f32_avx2 (at the end of
+ * the file) runs 8 channels at once with the channels as the lanes; fast.c
+ * uses it for every plane geometry it fits (rows up to 512 outputs wide).
+ * The plane kernel below, one (n, c) plane at a time, runs the others; the
+ * same contract and layout as the AVX-512 kernel (x86_avx512.c) at 8 lanes.
  *
  * Each input row is copied once into a ring of padded rows on the stack
  * (zero margins for the padding and for the spare lanes of a row's last
