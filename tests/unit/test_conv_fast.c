@@ -11,6 +11,7 @@
 #include "kernels/conv/conv.h"
 
 #include "base/alloc.h"
+#include "base/cpu.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -234,6 +235,11 @@ static const tcase_t cases[] = {
     {"depthwise tall kernel wide", 2, 1, 2, 2, 2, {9, 1500}, {9, 3}, {1, 1}, {1, 1}, {4, 1}, {4, 1}},
     {"depthwise 1-D", 1, 2, 6, 6, 6, {100}, {5}, {1}, {1}, {2}, {2}},
     {"depthwise 3-D", 3, 1, 4, 4, 4, {4, 5, 6}, {3, 3, 3}, {1, 1, 1}, {1, 1, 1}, {1, 1, 1}, {1, 1, 1}},
+    /* MobileNet-like: groups of 8 channels and a partial last group, split
+     * in row bands across the 2 threads */
+    {"depthwise 112 stride 1", 2, 1, 12, 12, 12, {112, 112}, {3, 3}, {1, 1}, {1, 1}, {1, 1}, {1, 1}},
+    {"depthwise 112 stride 2", 2, 1, 10, 10, 10, {112, 112}, {3, 3}, {2, 2}, {1, 1}, {0, 1}, {1, 0}},
+    {"depthwise 7x7 many", 2, 2, 40, 40, 40, {7, 7}, {3, 3}, {1, 1}, {1, 1}, {1, 1}, {1, 1}},
     {"depthwise x2 multiplier", 2, 1, 4, 8, 4, {9, 9}, {3, 3}, {1, 1}, {1, 1}, {1, 1}, {1, 1}},
     {"1-D", 1, 2, 5, 6, 1, {31}, {4}, {2}, {1}, {1}, {2}},
     {"3-D", 3, 2, 3, 4, 1, {5, 6, 7}, {3, 2, 3}, {1, 2, 1}, {1, 1, 2}, {1, 0, 2}, {1, 1, 1}},
@@ -374,6 +380,120 @@ static void test_depthwise_sweep(void)
     CHECK(ran > 250);
 }
 
+/* The AVX2 eight-plane depthwise kernel (conv_dw_planes8_f32_avx2) called
+ * directly, against the portable plane kernel plane by plane: channel
+ * counts that are not multiples of 8 (partial last group), planes from 1x1
+ * to 112x112, odd sizes, strides 1 to 3, pads 0 to 2 (asymmetric),
+ * dilation 2, 3x3, 5x5 and non-square kernels, every epilogue (none, bias
+ * only, ReLU6, ReLU + residual, Clip + residual + post Clip, Sigmoid +
+ * residual by the scalar path, post_act alone), each run whole and split
+ * into 3 row bands. The first band of the first group runs alone first:
+ * nothing outside its rows and channels may be written. Buffers are exact
+ * sizes (the sanitizer build catches reads past the planes). */
+typedef struct dw8case {
+    int64_t C, IH, IW, KH, KW, sh, sw, dh, dw, pt, pl, pb, pr;
+} dw8case_t;
+
+static void test_depthwise_planes8(void)
+{
+    if (base_isa_select(CAIRN_ISA_AUTO) < CAIRN_ISA_AVX2)
+        return; /* the kernel needs AVX2 + FMA (and CAIRN_ISA=ref caps it off) */
+    static const dw8case_t cs[] = {
+        {8, 1, 1, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1},       {3, 2, 2, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1},
+        {13, 7, 7, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1},      {20, 13, 13, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1},
+        {8, 13, 13, 3, 3, 2, 2, 1, 1, 0, 0, 0, 0},     {16, 112, 112, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1},
+        {9, 112, 112, 3, 3, 2, 2, 1, 1, 0, 1, 1, 0},   {11, 14, 14, 3, 3, 1, 1, 2, 2, 2, 2, 2, 2},
+        {5, 13, 13, 5, 5, 1, 1, 1, 1, 2, 2, 2, 2},     {10, 28, 28, 5, 5, 2, 2, 1, 1, 2, 2, 2, 2},
+        {7, 9, 30, 5, 3, 1, 3, 2, 1, 4, 1, 4, 1},      {8, 1, 70, 1, 5, 1, 1, 1, 1, 0, 2, 0, 2},
+        {17, 7, 7, 3, 3, 1, 1, 1, 1, 0, 0, 0, 0},      {24, 56, 56, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1},
+        {12, 2, 2, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1},      {6, 15, 22, 5, 5, 2, 1, 2, 2, 4, 3, 4, 4},
+    };
+    check_rng_t r = {777};
+    for (size_t ci = 0; ci < sizeof cs / sizeof cs[0]; ci++) {
+        const dw8case_t *t = &cs[ci];
+        const int64_t OH = (t->IH + t->pt + t->pb - (t->KH - 1) * t->dh - 1) / t->sh + 1;
+        const int64_t OW = (t->IW + t->pl + t->pr - (t->KW - 1) * t->dw - 1) / t->sw + 1;
+        conv_params_t p = {1,       t->C,    t->C,          t->C,
+                           {1, t->IH, t->IW},     {1, OH, OW},         {1, t->KH, t->KW},
+                           {1, t->sh, t->sw},     {1, t->dh, t->dw},   {0, t->pt, t->pl}};
+        CHECK_MSG(conv_dw_planes8_f32_avx2_fits(&p), "planes8 case %zu fits", ci);
+        const int64_t isz = t->IH * t->IW, osz = OH * OW, taps = t->KH * t->KW;
+        const int64_t nx = t->C * isz, ny = t->C * osz;
+        float *X = malloc((size_t)nx * sizeof(float)), *W = malloc((size_t)(t->C * taps) * sizeof(float));
+        float *B = malloc((size_t)t->C * sizeof(float)), *R = malloc((size_t)ny * sizeof(float));
+        float *Y = malloc((size_t)ny * sizeof(float)), *Yr = malloc((size_t)ny * sizeof(float));
+        double *want = malloc((size_t)ny * sizeof(double));
+        check_fill_f32(&r, X, nx, -1, 1);
+        check_fill_f32(&r, W, t->C * taps, -1, 1);
+        check_fill_f32(&r, B, t->C, -1, 1);
+        check_fill_f32(&r, R, ny, -1, 1);
+        const conv_post_t posts[6] = {
+            {.act = GEMM_ACT_NONE},
+            {.act = GEMM_ACT_CLIP, .clip_lo = 0.0f, .clip_hi = 6.0f},
+            {.act = GEMM_ACT_RELU, .residual = R},
+            {.act = GEMM_ACT_CLIP, .clip_lo = -0.5f, .clip_hi = 0.5f, .residual = R,
+             .post_act = GEMM_ACT_CLIP, .post_lo = -0.25f, .post_hi = 0.75f},
+            {.act = GEMM_ACT_SIGMOID, .residual = R},
+            {.act = GEMM_ACT_NONE, .post_act = GEMM_ACT_RELU}};
+        for (int v = 0; v < 7; v++) {
+            const conv_post_t *post = v == 0 ? NULL : &posts[v - 1];
+            const float *bias = v == 1 || v == 6 ? NULL : B;
+            const int has_res = post && post->residual;
+            for (int64_t c = 0; c < t->C; c++)
+                conv_dw_plane_f32_ref(&p, X + c * isz, W + c * taps, bias ? bias[c] : 0.0f, post,
+                                      has_res ? R + c * osz : NULL, Yr + c * osz);
+            for (int64_t i = 0; i < ny; i++)
+                want[i] = Yr[i];
+            for (int bands = 1; bands <= 3; bands += 2) {
+                for (int64_t i = 0; i < ny; i++)
+                    Y[i] = NAN;
+                int ok = 1;
+                for (int64_t c0 = 0; c0 < t->C; c0 += 8) {
+                    const int nc = t->C - c0 < 8 ? (int)(t->C - c0) : 8;
+                    for (int b = 0; b < bands; b++) {
+                        const int64_t oh0 = OH * b / bands, oh1 = OH * (b + 1) / bands;
+                        ok &= conv_dw_planes8_f32_avx2(
+                            &p, X + c0 * isz, W + c0 * taps, bias ? bias + c0 : NULL, post,
+                            has_res ? R + c0 * osz : NULL, Y + c0 * osz, nc, oh0, oh1);
+                        if (c0 == 0 && b == 0 && bands == 3) {
+                            /* only channels [0, nc), rows [0, oh1) written so far */
+                            int64_t bad = 0;
+                            for (int64_t c = 0; c < t->C; c++)
+                                for (int64_t i = 0; i < osz; i++)
+                                    if (!(c < nc && i < oh1 * OW) && !isnan(Y[c * osz + i]))
+                                        bad++;
+                            CHECK_MSG(bad == 0, "planes8 case %zu: %lld outputs written outside "
+                                      "the band", ci, (long long)bad);
+                        }
+                    }
+                }
+                CHECK_MSG(ok, "planes8 case %zu: kernel declined a fitting geometry", ci);
+                char what[200];
+                snprintf(what, sizeof what,
+                         "planes8 case %zu: C%lld %lldx%lld k%lldx%lld s%lldx%lld d%lldx%lld "
+                         "post %d bands %d",
+                         ci, (long long)t->C, (long long)t->IH, (long long)t->IW,
+                         (long long)t->KH, (long long)t->KW, (long long)t->sh, (long long)t->sw,
+                         (long long)t->dh, (long long)t->dw, v, bands);
+                check_close_f32(Y, want, ny, 1e-6 + 3e-7 * (double)taps, 1e-5, what);
+            }
+        }
+        free(X), free(W), free(B), free(R), free(Y), free(Yr), free(want);
+    }
+    /* geometries the kernel declines (the plane kernel runs them): rows
+     * wider than its band buffer, negative padding, too many taps */
+    conv_params_t wide = {1, 8, 8, 8, {1, 3, 3001}, {1, 3, 3001}, {1, 3, 3}, {1, 1, 1}, {1, 1, 1},
+                          {0, 1, 1}};
+    CHECK(!conv_dw_planes8_f32_avx2_fits(&wide));
+    CHECK(conv_dw_planes8_f32_avx2(&wide, NULL, NULL, NULL, NULL, NULL, NULL, 8, 0, 3) == 0);
+    conv_params_t neg = {1, 8, 8, 8, {1, 6, 6}, {1, 4, 4}, {1, 3, 3}, {1, 1, 1}, {1, 1, 1},
+                         {0, -1, 1}};
+    CHECK(!conv_dw_planes8_f32_avx2_fits(&neg));
+    conv_params_t big = {1, 8, 8, 8, {1, 20, 20}, {1, 10, 10}, {1, 11, 11}, {1, 1, 1}, {1, 1, 1},
+                         {0, 0, 0}};
+    CHECK(!conv_dw_planes8_f32_avx2_fits(&big));
+}
+
 /* Conv through the public API (the plan gives the workspace): output
  * against the oracle. */
 static void test_session(void)
@@ -427,6 +547,7 @@ int main(void)
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
         run_case(&cases[i], 100 + i);
     test_depthwise_sweep();
+    test_depthwise_planes8();
     test_session();
     printf("depthwise variant: %s\n", conv_dw_variant_name());
     return check_finish("test_conv_fast");

@@ -117,6 +117,18 @@ void conv_dw_plane_f32_avx512(const conv_params_t *p, const float *x, const floa
                               const conv_post_t *post, const float *res, float *y);
 void conv_dw_plane_f32_avx2(const conv_params_t *p, const float *x, const float *w, float bias,
                             const conv_post_t *post, const float *res, float *y);
+/* Depthwise, nc (1..8) consecutive planes at once (x, w, bias, res, y at the
+ * first plane's; planes p->in / p->out apart, weights KH*KW apart, bias
+ * NULL for none), output rows [oh0, oh1) only (rows may be split between
+ * threads). Returns 1 when done, 0 when p's geometry does not fit the
+ * kernel (then the caller runs the plane kernel); _fits says which ahead. */
+typedef int (*conv_dw_planes_fn)(const conv_params_t *p, const float *x, const float *w,
+                                 const float *bias, const conv_post_t *post, const float *res,
+                                 float *y, int nc, int64_t oh0, int64_t oh1);
+int conv_dw_planes8_f32_avx2(const conv_params_t *p, const float *x, const float *w,
+                             const float *bias, const conv_post_t *post, const float *res,
+                             float *y, int nc, int64_t oh0, int64_t oh1);
+int conv_dw_planes8_f32_avx2_fits(const conv_params_t *p);
 /* Name of the depthwise variant in use ("avx512", "avx2" or "ref"). */
 const char *conv_dw_variant_name(void);
 

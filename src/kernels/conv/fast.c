@@ -254,14 +254,17 @@ typedef struct dw_variant {
     const char *name;
     cairn_isa_t isa;
     conv_dw_plane_fn fn;
+    conv_dw_planes_fn fn8; /* 8 planes at once, or NULL */
+    int (*fits8)(const conv_params_t *p);
 } dw_variant_t;
 
 static const dw_variant_t dw_variants[] = {
 #if defined(__x86_64__)
-    {"avx512", CAIRN_ISA_AVX512, conv_dw_plane_f32_avx512},
-    {"avx2", CAIRN_ISA_AVX2, conv_dw_plane_f32_avx2},
+    {"avx512", CAIRN_ISA_AVX512, conv_dw_plane_f32_avx512, NULL, NULL},
+    {"avx2", CAIRN_ISA_AVX2, conv_dw_plane_f32_avx2, conv_dw_planes8_f32_avx2,
+     conv_dw_planes8_f32_avx2_fits},
 #endif
-    {"ref", CAIRN_ISA_REF, conv_dw_plane_f32_ref},
+    {"ref", CAIRN_ISA_REF, conv_dw_plane_f32_ref, NULL, NULL},
 };
 
 static _Atomic(const dw_variant_t *) g_dw;
@@ -297,15 +300,28 @@ typedef struct dw_job {
     const conv_post_t *post;
     float *Y;
     conv_dw_plane_fn fn;
+    conv_dw_planes_fn fn8; /* NULL: plane by plane */
+    int64_t groups, bands; /* fn8's items: (n, group of 8 channels, band of output rows) */
 } dw_job_t;
 
+/* Items of 8 channels (the last group may hold fewer) and a band of output
+ * rows when fn8 is set, else single planes. */
 static void dw_planes(void *ctx, size_t begin, size_t end, int worker)
 {
     (void)worker;
     const dw_job_t *j = ctx;
     const conv_params_t *p = j->p;
     const int64_t in_sz = sp_size(p->in), out_sz = sp_size(p->out), taps = sp_size(p->kernel);
-    for (size_t pl = begin; pl < end; pl++) {
+    for (size_t it = begin; j->fn8 && it < end; it++) {
+        const int64_t band = (int64_t)it % j->bands, ng = (int64_t)it / j->bands;
+        const int64_t c0 = ng % j->groups * 8, pl = ng / j->groups * p->C + c0;
+        const int64_t OH = p->out[1], nb = j->bands;
+        const int nc = p->C - c0 < 8 ? (int)(p->C - c0) : 8;
+        const float *res = j->post && j->post->residual ? j->post->residual + pl * out_sz : NULL;
+        j->fn8(p, j->X + pl * in_sz, j->W + c0 * taps, j->B ? j->B + c0 : NULL, j->post, res,
+               j->Y + pl * out_sz, nc, OH * band / nb, OH * (band + 1) / nb);
+    }
+    for (size_t pl = begin; !j->fn8 && pl < end; pl++) {
         const int64_t c = (int64_t)pl % p->C;
         const float *res = j->post && j->post->residual ? j->post->residual + pl * out_sz : NULL;
         j->fn(p, j->X + pl * in_sz, j->W + c * taps, j->B ? j->B[c] : 0.0f, j->post, res,
@@ -486,10 +502,25 @@ static cairn_status_t conv_f32_any(const kctx_t *k, const conv_params_t *p, cons
         return CAIRN_OK;
     base_pool_t *pool = k ? k->pool : NULL;
     if (conv_f32_is_depthwise(p)) {
-        dw_job_t j = {p, X, W, B, post, Y, dw_select()->fn};
-        size_t planes = (size_t)(p->N * p->C);
+        const dw_variant_t *v = dw_select();
+        dw_job_t j = {p, X, W, B, post, Y, v->fn, NULL, 1, 1};
+        size_t items = (size_t)(p->N * p->C);
         int64_t work = p->N * p->C * out_sz * sp_size(p->kernel);
-        base_pool_parallel_for_1d(work < 32768 ? NULL : pool, planes, 1, dw_planes, &j);
+        if (work < 32768)
+            pool = NULL;
+        if (v->fn8 && v->fits8(p)) {
+            /* groups of 8 channels; bands of rows when there are too few
+             * groups to give every thread about 4 items */
+            j.fn8 = v->fn8;
+            j.groups = (p->C + 7) / 8;
+            const int64_t want = pool ? 4 * (int64_t)base_pool_threads(pool) : 1;
+            const int64_t ng = p->N * j.groups;
+            j.bands = ng >= want ? 1 : (want + ng - 1) / ng;
+            if (j.bands > p->out[1])
+                j.bands = p->out[1];
+            items = (size_t)(ng * j.bands);
+        }
+        base_pool_parallel_for_1d(pool, items, 1, dw_planes, &j);
         return CAIRN_OK;
     }
     const int64_t cg = p->C / p->group, mg = p->M / p->group;

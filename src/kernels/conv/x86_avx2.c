@@ -1,6 +1,9 @@
 /*
- * AVX2 + FMA depthwise Conv (f32), one (n, c) plane at a time; the same
- * contract and layout as the AVX-512 kernel (x86_avx512.c) at 8 lanes.
+ * AVX2 + FMA depthwise Conv (f32). conv_dw_planes8_f32_avx2 (at the end of
+ * the file) runs 8 channels at once with the channels as the lanes; fast.c
+ * uses it for every plane geometry it fits (rows up to 512 outputs wide).
+ * The plane kernel below, one (n, c) plane at a time, runs the others; the
+ * same contract and layout as the AVX-512 kernel (x86_avx512.c) at 8 lanes.
  *
  * Each input row is copied once into a ring of padded rows on the stack
  * (zero margins for the padding and for the spare lanes of a row's last
@@ -531,12 +534,393 @@ void conv_dw_plane_f32_avx2(const conv_params_t *p, const float *x, const float 
     }
 }
 
+/* ==================== eight planes at once (HWC8) ====================
+ *
+ * Small and strided planes pay the row kernels' per-row setup and border
+ * handling for a few vectors (a 7x7 plane is 7 rows of one partial
+ * vector), and stride 2 pays 2 loads and 2 shuffles per tap. Here 8
+ * channels go together with the channels as the vector lanes: each input
+ * row of the 8 planes is transposed once (8x8 blocks) into a ring of
+ * channel-interleaved padded rows (pixel i of the row at floats
+ * [8i, 8i + 8), zero margins for the padding), so an output pixel of the
+ * 8 channels is KH*KW FMAs of one plain load each with a per-channel
+ * weight vector, whatever the stride, dilation or position: no masks, no
+ * shuffles, no gathers. Kernel rows outside the input read a zero row.
+ * 8 pixels at a time (8 independent FMA chains); a row's last block runs
+ * into the ring row's spare zero pixels and its extra pixels are dropped.
+ * The output pixels go to a band buffer (a few rows, flat), which is
+ * transposed back 8 pixels at a time with the epilogue (act, residual,
+ * post_act) into the 8 output planes, whose rows are contiguous, so only
+ * the band's end can be a partial vector.
+ * Cost per 64 outputs (8 pixels x 8 channels): KH*KW*8 FMAs and loads
+ * (72 for 3x3) plus two 8x8 transposes (24 shuffles each) for the output
+ * and, per input pixel, 3/8 shuffles per channel: stride 2 transposes 4
+ * inputs per output but skips the even/odd shuffles of the row kernel.
+ * Floor: the same bytes as the plane kernel (in + out planes, + residual).
+ * Missing channels (nc < 8) are zero lanes that are never stored. */
+#define DW8_RING_FLOATS 16384 /* (R + 1) rows of PW pixels x 8 floats */
+#define DW8_OUT_PIX 512       /* output band buffer, pixels */
+#define DW8_MAX_TAPS 64
+
+/* In-place 8x8 transpose: v[i][j] -> v[j][i]. */
+static inline __attribute__((always_inline)) void tr8(__m256 v[8])
+{
+    __m256 u0 = _mm256_unpacklo_ps(v[0], v[1]), u1 = _mm256_unpackhi_ps(v[0], v[1]);
+    __m256 u2 = _mm256_unpacklo_ps(v[2], v[3]), u3 = _mm256_unpackhi_ps(v[2], v[3]);
+    __m256 u4 = _mm256_unpacklo_ps(v[4], v[5]), u5 = _mm256_unpackhi_ps(v[4], v[5]);
+    __m256 u6 = _mm256_unpacklo_ps(v[6], v[7]), u7 = _mm256_unpackhi_ps(v[6], v[7]);
+    __m256 s0 = _mm256_shuffle_ps(u0, u2, 0x44), s1 = _mm256_shuffle_ps(u0, u2, 0xEE);
+    __m256 s2 = _mm256_shuffle_ps(u1, u3, 0x44), s3 = _mm256_shuffle_ps(u1, u3, 0xEE);
+    __m256 s4 = _mm256_shuffle_ps(u4, u6, 0x44), s5 = _mm256_shuffle_ps(u4, u6, 0xEE);
+    __m256 s6 = _mm256_shuffle_ps(u5, u7, 0x44), s7 = _mm256_shuffle_ps(u5, u7, 0xEE);
+    v[0] = _mm256_permute2f128_ps(s0, s4, 0x20);
+    v[1] = _mm256_permute2f128_ps(s1, s5, 0x20);
+    v[2] = _mm256_permute2f128_ps(s2, s6, 0x20);
+    v[3] = _mm256_permute2f128_ps(s3, s7, 0x20);
+    v[4] = _mm256_permute2f128_ps(s0, s4, 0x31);
+    v[5] = _mm256_permute2f128_ps(s1, s5, 0x31);
+    v[6] = _mm256_permute2f128_ps(s2, s6, 0x31);
+    v[7] = _mm256_permute2f128_ps(s3, s7, 0x31);
+}
+
+typedef struct dw8 {
+    int64_t IH, IW, OH, OW, KH, KW, sh, sw, dh, dw, pt, pl;
+    int64_t in_sz, out_sz; /* floats per input / output plane */
+    int64_t PW, R;         /* ring row pixels, ring rows */
+    int nb;                /* output pixels per block: 8 or 12 */
+    int nc;                /* channels present (lanes 0 .. nc-1) */
+} dw8_t;
+
+/* Geometry of the 8-plane path; 0 when p does not fit it. */
+static int dw8_geom(const conv_params_t *p, dw8_t *g)
+{
+    g->IH = p->in[1], g->IW = p->in[2], g->OH = p->out[1], g->OW = p->out[2];
+    g->KH = p->kernel[1], g->KW = p->kernel[2];
+    g->sh = p->stride[1], g->sw = p->stride[2], g->dh = p->dilation[1], g->dw = p->dilation[2];
+    g->pt = p->pad[1], g->pl = p->pad[2];
+    g->in_sz = g->IH * g->IW, g->out_sz = g->OH * g->OW;
+    if (g->pt < 0 || g->pl < 0 || g->KH < 1 || g->KW < 1 || g->KH * g->KW > DW8_MAX_TAPS ||
+        g->OW < 1 || g->OW > DW8_OUT_PIX || g->IW < 1 || g->IH < 1 || g->pl > 4096 ||
+        g->sw > 4096 || g->dw > 4096 || g->dh > 4096 || g->sh > (int64_t)1 << 40)
+        return 0;
+    g->R = (g->KH - 1) * g->dh + 1;
+    /* 12 FMA chains cover the FMA latency (5 cycles x 2 pipes), 8 reach
+     * about 80% of it: blocks of 12 unless the row's last block wastes
+     * more than that (OW = 7 or 14: 8) */
+    g->nb = (g->OW + 11) / 12 * 12 * 8 <= (g->OW + 7) / 8 * 8 * 10 ? 12 : 8;
+    const int64_t owv = (g->OW + g->nb - 1) / g->nb * g->nb;
+    int64_t need = (owv - 1) * g->sw + (g->KW - 1) * g->dw + 1;
+    if (need < g->pl + g->IW)
+        need = g->pl + g->IW;
+    g->PW = need;
+    return g->R <= 64 && (g->R + 1) * g->PW * 8 <= DW8_RING_FLOATS;
+}
+
+int conv_dw_planes8_f32_avx2_fits(const conv_params_t *p)
+{
+    dw8_t g;
+    return dw8_geom(p, &g);
+}
+
+/* Input row ih of the nc planes into ring row dst (pixels [pl, pl + IW)). */
+static void dw8_fill_row(const dw8_t *g, const float *x, int64_t ih, float *dst)
+{
+    const float *src = x + ih * g->IW;
+    dst += g->pl * 8;
+    /* a row's tail block may read on into the next rows of its plane, never
+     * past the plane's end: a block that would is loaded masked */
+    const int64_t room = g->in_sz - ih * g->IW; /* floats from src to the plane's end */
+    for (int64_t i = 0; i < g->IW; i += 8) {
+        __m256 v[8];
+        const int n = g->IW - i < 8 ? (int)(g->IW - i) : 8;
+        if (i + 8 <= room) {
+            for (int c = 0; c < 8; c++)
+                v[c] = c < g->nc ? _mm256_loadu_ps(src + c * g->in_sz + i) : _mm256_setzero_ps();
+        } else {
+            const __m256i m = mask_range(0, n);
+            for (int c = 0; c < 8; c++)
+                v[c] = c < g->nc ? _mm256_maskload_ps(src + c * g->in_sz + i, m)
+                                 : _mm256_setzero_ps();
+        }
+        tr8(v);
+        float *d = dst + i * 8;
+        if (n == 8) {
+            for (int j = 0; j < 8; j++)
+                _mm256_store_ps(d + 8 * j, v[j]);
+        } else {
+            for (int j = 0; j < n; j++)
+                _mm256_store_ps(d + 8 * j, v[j]);
+        }
+    }
+}
+
+/* One output row: pixels [0, OW) of the 8 channels into ob (OW x 8
+ * floats), from the KH ring rows rows[kh] (a zero row for those outside
+ * the input). S: the stride when known at compile time, else 0. */
+static inline __attribute__((always_inline)) void
+dw8_row(const dw8_t *g, const float *const *rows, const float *wt, __m256 vb, int64_t S,
+        const int NB, float *ob)
+{
+    const int64_t s8 = (S ? S : g->sw) * 8, kw8 = g->dw * 8;
+    const int64_t KH = g->KH, KW = g->KW, OW = g->OW;
+    for (int64_t ow = 0; ow < OW; ow += NB) {
+        __m256 a[12];
+        for (int v = 0; v < NB; v++)
+            a[v] = vb;
+        const float *wk = wt;
+        for (int64_t kh = 0; kh < KH; kh++) {
+            const float *b = rows[kh] + ow * s8;
+            for (int64_t kw = 0; kw < KW; kw++, b += kw8, wk += 8) {
+                const __m256 wv = _mm256_load_ps(wk);
+#pragma GCC unroll 12
+                for (int v = 0; v < NB; v++)
+                    a[v] = _mm256_fmadd_ps(wv, _mm256_load_ps(b + v * s8), a[v]);
+            }
+        }
+        float *o = ob + ow * 8;
+        if (ow + NB <= OW) {
+#pragma GCC unroll 12
+            for (int v = 0; v < NB; v++)
+                _mm256_store_ps(o + 8 * v, a[v]);
+        } else {
+            for (int v = 0; v < NB; v++)
+                if (ow + v < OW)
+                    _mm256_store_ps(o + 8 * v, a[v]);
+        }
+    }
+}
+
+/* The epilogue on 8 outputs of one channel in registers: ACT / POST: clamp
+ * to [lo, hi] (ReLU is [0, +inf]: maxps returns lo for a NaN, as the scalar
+ * ReLU and Clip do), RES: add the residual. */
+static inline __attribute__((always_inline)) __m256
+dw8_epi(__m256 v, int ACT, int RES, int POST, const float *res, __m256 lo, __m256 hi,
+        __m256 plo, __m256 phi)
+{
+    if (ACT)
+        v = _mm256_min_ps(_mm256_max_ps(v, lo), hi);
+    if (RES)
+        v = _mm256_add_ps(v, _mm256_loadu_ps(res));
+    if (POST)
+        v = _mm256_min_ps(_mm256_max_ps(v, plo), phi);
+    return v;
+}
+
+/* Full blocks of 8 pixels x 8 channels from ob back into the planes at
+ * flat index j0 + j, with the epilogue in registers; returns the pixels
+ * done (the rest go through dw8_store_band). */
+static inline __attribute__((always_inline)) int64_t
+dw8_store_full(const dw8_t *g, const float *ob, int64_t n, const float *res, float *y,
+               int64_t j0, int ACT, int RES, int POST, __m256 lo, __m256 hi, __m256 plo,
+               __m256 phi)
+{
+    const int64_t osz = g->out_sz;
+    int64_t j = 0;
+    for (; j + 8 <= n; j += 8) {
+        __m256 v[8];
+        for (int k = 0; k < 8; k++)
+            v[k] = _mm256_load_ps(ob + (j + k) * 8);
+        tr8(v);
+        float *yo = y + j0 + j;
+        const float *ro = RES ? res + j0 + j : NULL;
+#pragma GCC unroll 8
+        for (int c = 0; c < 8; c++)
+            _mm256_storeu_ps(yo + c * osz, dw8_epi(v[c], ACT, RES, POST, RES ? ro + c * osz : NULL,
+                                                   lo, hi, plo, phi));
+    }
+    return j;
+}
+
+/* Bounds of a simple activation as a clamp: 0 when it is none. */
+static int dw8_clamp(gemm_act_t act, float lo, float hi, __m256 *vlo, __m256 *vhi)
+{
+    if (act == GEMM_ACT_RELU) {
+        *vlo = _mm256_setzero_ps(), *vhi = _mm256_set1_ps(__builtin_inff());
+        return 1;
+    }
+    if (act == GEMM_ACT_CLIP) {
+        *vlo = _mm256_set1_ps(lo), *vhi = _mm256_set1_ps(hi);
+        return 1;
+    }
+    *vlo = *vhi = _mm256_setzero_ps();
+    return 0;
+}
+
+/* The band's n pixels (from ob) back into the nc output planes at flat
+ * index j0, with the epilogue: full blocks of all 8 channels with a simple
+ * epilogue in registers (one instance per epilogue), the rest (a partial
+ * last block, nc < 8, other activations) by dw_store. */
+static void dw8_store_band(const dw8_t *g, const dw_row_t *r, const float *ob, int64_t n,
+                           const float *res, float *y, int64_t j0)
+{
+    int64_t j = 0;
+    if (g->nc == 8 && r->simple) {
+        const conv_post_t *post = r->post;
+        __m256 lo, hi, plo, phi;
+        const int a = post && dw8_clamp(post->act, post->clip_lo, post->clip_hi, &lo, &hi);
+        const int pa = post && dw8_clamp(post->post_act, post->post_lo, post->post_hi, &plo, &phi);
+        if (!post)
+            lo = hi = plo = phi = _mm256_setzero_ps();
+        const int rs = res != NULL;
+        switch (a * 4 + rs * 2 + pa) {
+#define DW8_CASE(A, R, P)                                                                      \
+    case A * 4 + R * 2 + P:                                                                    \
+        j = dw8_store_full(g, ob, n, res, y, j0, A, R, P, lo, hi, plo, phi);                   \
+        break;
+            DW8_CASE(0, 0, 0)
+            DW8_CASE(0, 0, 1)
+            DW8_CASE(0, 1, 0)
+            DW8_CASE(0, 1, 1)
+            DW8_CASE(1, 0, 0)
+            DW8_CASE(1, 0, 1)
+            DW8_CASE(1, 1, 0)
+            DW8_CASE(1, 1, 1)
+#undef DW8_CASE
+        default:
+            break;
+        }
+    }
+    for (; j < n; j += 8) {
+        const int m = n - j < 8 ? (int)(n - j) : 8;
+        __m256 v[8];
+        for (int k = 0; k < 8; k++)
+            v[k] = k < m ? _mm256_load_ps(ob + (j + k) * 8) : _mm256_setzero_ps();
+        tr8(v);
+        for (int c = 0; c < g->nc; c++) {
+            const int64_t off = c * g->out_sz + j0 + j;
+            dw_store(r, v[c], res ? res + off : NULL, y + off, m);
+        }
+    }
+}
+
+static inline __attribute__((always_inline)) void
+dw8_run(const dw8_t *g, const float *x, const float *wt, __m256 vb, const dw_row_t *r,
+        const float *res, float *y, int64_t oh0, int64_t oh1, int64_t S, const int NB)
+{
+    float ring[DW8_RING_FLOATS] __attribute__((aligned(32)));
+    float ob[DW8_OUT_PIX * 8] __attribute__((aligned(32)));
+    int64_t tag[64];
+    const int64_t rowf = g->PW * 8, R = g->R;
+    float *zero = ring + R * rowf;
+    for (int64_t i = 0; i < (R + 1) * rowf; i += 8)
+        _mm256_store_ps(ring + i, _mm256_setzero_ps());
+    for (int64_t i = 0; i < R; i++)
+        tag[i] = -1;
+    /* band rows: the whole range when it fits the buffer, else a few rows,
+     * a multiple of 8 pixels where one fits */
+    int64_t band = oh1 - oh0;
+    if (band * g->OW > DW8_OUT_PIX) {
+        band = 256 / g->OW > 0 ? 256 / g->OW : 1;
+        for (int64_t b = band; b > 1; b--)
+            if (b * g->OW % 8 == 0) {
+                band = b;
+                break;
+            }
+    }
+    const float *rows[64];
+    for (int64_t b0 = oh0; b0 < oh1; b0 += band) {
+        const int64_t b1 = b0 + band < oh1 ? b0 + band : oh1;
+        for (int64_t oh = b0; oh < b1; oh++) {
+            const int64_t ih0 = oh * g->sh - g->pt;
+            int64_t slot = ih0 % R; /* ring slot of ih: ih mod R (ih0 may be negative) */
+            if (slot < 0)
+                slot += R;
+            for (int64_t kh = 0; kh < g->KH; kh++) {
+                const int64_t ih = ih0 + kh * g->dh;
+                if (kh) {
+                    slot += g->dh;
+                    while (slot >= R)
+                        slot -= R;
+                }
+                if (ih < 0 || ih >= g->IH) {
+                    rows[kh] = zero;
+                    continue;
+                }
+                float *pr = ring + slot * rowf;
+                if (tag[slot] != ih) {
+                    dw8_fill_row(g, x, ih, pr);
+                    tag[slot] = ih;
+                }
+                rows[kh] = pr;
+            }
+            dw8_row(g, rows, wt, vb, S, NB, ob + (oh - b0) * g->OW * 8);
+        }
+        dw8_store_band(g, r, ob, (b1 - b0) * g->OW, res, y, b0 * g->OW);
+    }
+}
+
+#define DW8_RUN(NAME, S, NB)                                                                   \
+    static void NAME(const dw8_t *g, const float *x, const float *wt, __m256 vb,               \
+                     const dw_row_t *r, const float *res, float *y, int64_t oh0, int64_t oh1)  \
+    {                                                                                          \
+        dw8_run(g, x, wt, vb, r, res, y, oh0, oh1, S, NB);                                     \
+    }
+DW8_RUN(dw8_run_s1, 1, 8)
+DW8_RUN(dw8_run_s2, 2, 8)
+DW8_RUN(dw8_run_sn, 0, 8)
+DW8_RUN(dw8_run_s1_12, 1, 12)
+DW8_RUN(dw8_run_s2_12, 2, 12)
+DW8_RUN(dw8_run_sn_12, 0, 12)
+#undef DW8_RUN
+
+int conv_dw_planes8_f32_avx2(const conv_params_t *p, const float *x, const float *w,
+                             const float *bias, const conv_post_t *post, const float *res,
+                             float *y, int nc, int64_t oh0, int64_t oh1)
+{
+    dw8_t g;
+    if (nc < 1 || nc > 8 || !dw8_geom(p, &g))
+        return 0;
+    g.nc = nc;
+    if (oh0 < 0)
+        oh0 = 0;
+    if (oh1 > g.OH)
+        oh1 = g.OH;
+    if (oh0 >= oh1)
+        return 1;
+    /* per-tap weight vectors (lane c: channel c's weight), bias vector */
+    const int64_t taps = g.KH * g.KW;
+    float wt[DW8_MAX_TAPS * 8] __attribute__((aligned(32)));
+    float bv[8] = {0};
+    for (int64_t t = 0; t < taps; t++)
+        for (int c = 0; c < 8; c++)
+            wt[t * 8 + c] = c < nc ? w[c * taps + t] : 0.0f;
+    for (int c = 0; c < nc && bias; c++)
+        bv[c] = bias[c];
+    dw_row_t r;
+    r.post = post;
+    r.simple = !post || (dw_act_simple(post->act) && dw_act_simple(post->post_act));
+    const __m256 vb = _mm256_loadu_ps(bv);
+    if (g.sw == 1)
+        (g.nb == 12 ? dw8_run_s1_12 : dw8_run_s1)(&g, x, wt, vb, &r, res, y, oh0, oh1);
+    else if (g.sw == 2)
+        (g.nb == 12 ? dw8_run_s2_12 : dw8_run_s2)(&g, x, wt, vb, &r, res, y, oh0, oh1);
+    else
+        (g.nb == 12 ? dw8_run_sn_12 : dw8_run_sn)(&g, x, wt, vb, &r, res, y, oh0, oh1);
+    return 1;
+}
+
 #else
 
 void conv_dw_plane_f32_avx2(const conv_params_t *p, const float *x, const float *w, float bias,
                             const conv_post_t *post, const float *res, float *y)
 {
     conv_dw_plane_f32_ref(p, x, w, bias, post, res, y);
+}
+
+
+int conv_dw_planes8_f32_avx2_fits(const conv_params_t *p)
+{
+    (void)p;
+    return 0;
+}
+
+int conv_dw_planes8_f32_avx2(const conv_params_t *p, const float *x, const float *w,
+                             const float *bias, const conv_post_t *post, const float *res,
+                             float *y, int nc, int64_t oh0, int64_t oh1)
+{
+    (void)p, (void)x, (void)w, (void)bias, (void)post, (void)res, (void)y, (void)nc, (void)oh0,
+        (void)oh1;
+    return 0;
 }
 
 #endif
