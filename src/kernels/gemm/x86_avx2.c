@@ -194,6 +194,88 @@ ALWAYS_INLINE void store_tile(__m256 acc[MR][2], int rows, float *C, int64_t ldc
     }
 }
 
+#define IB_TILE_REGS_ST                                                                           \
+    "vmovups %%ymm4, 0(%[T])\n\t" "vmovups %%ymm5, 32(%[T])\n\t" "vmovups %%ymm6, 64(%[T])\n\t"       \
+    "vmovups %%ymm7, 96(%[T])\n\t" "vmovups %%ymm8, 128(%[T])\n\t" "vmovups %%ymm9, 160(%[T])\n\t"    \
+    "vmovups %%ymm10, 192(%[T])\n\t" "vmovups %%ymm11, 224(%[T])\n\t"                            \
+    "vmovups %%ymm12, 256(%[T])\n\t" "vmovups %%ymm13, 288(%[T])\n\t"                            \
+    "vmovups %%ymm14, 320(%[T])\n\t" "vmovups %%ymm15, 352(%[T])\n\t"
+
+/* The epilogue on the 12 accumulators (gemm_indb_epi_t at %[ep]) */
+#define IB_ALL12(op, reg)                                                                         \
+    op " " reg ", %%ymm4, %%ymm4\n\t" op " " reg ", %%ymm5, %%ymm5\n\t"                          \
+    op " " reg ", %%ymm6, %%ymm6\n\t" op " " reg ", %%ymm7, %%ymm7\n\t"                          \
+    op " " reg ", %%ymm8, %%ymm8\n\t" op " " reg ", %%ymm9, %%ymm9\n\t"                          \
+    op " " reg ", %%ymm10, %%ymm10\n\t" op " " reg ", %%ymm11, %%ymm11\n\t"                      \
+    op " " reg ", %%ymm12, %%ymm12\n\t" op " " reg ", %%ymm13, %%ymm13\n\t"                      \
+    op " " reg ", %%ymm14, %%ymm14\n\t" op " " reg ", %%ymm15, %%ymm15\n\t"
+#define IB_BIAS_ROW(off, r0, r1)                                                                  \
+    "vbroadcastss " #off "(%[t]), %%ymm0\n\t"                                                      \
+    "vaddps %%ymm0, %%" #r0 ", %%" #r0 "\n\t"                                                       \
+    "vaddps %%ymm0, %%" #r1 ", %%" #r1 "\n\t"
+#define IB_RES_ROW(r0, r1)                                                                        \
+    "vaddps (%[t]), %%" #r0 ", %%" #r0 "\n\t"                                                       \
+    "vaddps 32(%[t]), %%" #r1 ", %%" #r1 "\n\t"                                                     \
+    "addq %[u], %[t]\n\t"
+#define IB_ST_ROW(r0, r1)                                                                         \
+    "vmovups %%" #r0 ", (%[t])\n\t"                                                                \
+    "vmovups %%" #r1 ", 32(%[t])\n\t"                                                              \
+    "addq %[u], %[t]\n\t"
+/* clamp by the kind at koff (0 none, 1 max lo, 2 max lo and min hi), bounds at boff, boff+4 */
+#define IB_CLAMP(koff, boff, lbl)                                                                 \
+    "movl " #koff "(%[ep]), %k[t]\n\t"                                                              \
+    "testl %k[t], %k[t]\n\t"                                                                       \
+    "jz " #lbl "f\n\t"                                                                             \
+    "vbroadcastss " #boff "(%[ep]), %%ymm0\n\t"                                                    \
+    IB_ALL12("vmaxps", "%%ymm0")                                                                  \
+    "cmpl $2, %k[t]\n\t"                                                                           \
+    "jne " #lbl "f\n\t"                                                                            \
+    "vbroadcastss " #boff "+4(%[ep]), %%ymm0\n\t"                                                  \
+    IB_ALL12("vminps", "%%ymm0")                                                                  \
+    #lbl ":\n\t"
+
+/* After the k loop: with ep (a gemm_indb_epi_t), its epilogue on the
+ * registers and the store to C; without, the tile to %[T]. Uses the
+ * scratch registers %[t], %[u]. */
+#define IB_EPILOGUE \
+    "testq %[ep], %[ep]\n\t" \
+    "jz 20f\n\t" \
+    "movq 0(%[ep]), %[t]\n\t" \
+    "testq %[t], %[t]\n\t" \
+    "jz 11f\n\t" \
+    IB_BIAS_ROW(0, ymm4, ymm5) \
+    IB_BIAS_ROW(4, ymm6, ymm7) \
+    IB_BIAS_ROW(8, ymm8, ymm9) \
+    IB_BIAS_ROW(12, ymm10, ymm11) \
+    IB_BIAS_ROW(16, ymm12, ymm13) \
+    IB_BIAS_ROW(20, ymm14, ymm15) \
+    "11:\n\t" \
+    IB_CLAMP(40, 48, 12) \
+    "movq 8(%[ep]), %[t]\n\t" \
+    "testq %[t], %[t]\n\t" \
+    "jz 13f\n\t" \
+    "movq 16(%[ep]), %[u]\n\t" \
+    IB_RES_ROW(ymm4, ymm5) \
+    IB_RES_ROW(ymm6, ymm7) \
+    IB_RES_ROW(ymm8, ymm9) \
+    IB_RES_ROW(ymm10, ymm11) \
+    IB_RES_ROW(ymm12, ymm13) \
+    IB_RES_ROW(ymm14, ymm15) \
+    "13:\n\t" \
+    IB_CLAMP(44, 56, 14) \
+    "movq 24(%[ep]), %[t]\n\t" \
+    "movq 32(%[ep]), %[u]\n\t" \
+    IB_ST_ROW(ymm4, ymm5) \
+    IB_ST_ROW(ymm6, ymm7) \
+    IB_ST_ROW(ymm8, ymm9) \
+    IB_ST_ROW(ymm10, ymm11) \
+    IB_ST_ROW(ymm12, ymm13) \
+    IB_ST_ROW(ymm14, ymm15) \
+    "jmp 21f\n\t" \
+    "20:\n\t" \
+    IB_TILE_REGS_ST \
+    "21:\n\t"
+
 /* The packed 6 x 16 tile's k loop is written in assembly: from intrinsics
  * GCC 12 spilled accumulators (with an accumulator array it stored all 12 to
  * the stack every k step, which halved the speed on Zen 2). 15 of the 16 ymm
@@ -223,13 +305,55 @@ ALWAYS_INLINE void store_tile(__m256 acc[MR][2], int rows, float *C, int64_t ldc
     "vfmadd231ps %%ymm0, %%ymm3, %%ymm14\n\t"                                                     \
     "vfmadd231ps %%ymm1, %%ymm3, %%ymm15\n\t"
 
+/* e as a gemm_indb_epi_t (all but C and ldc_bytes) when it is one
+ * (row bias, ReLU or clip before and after the residual, scale 1); 0 if not */
+static int simple_epi(const gemm_tile_epi_t *e, gemm_indb_epi_t *ep)
+{
+    memset(ep, 0, sizeof *ep);
+    if (!e)
+        return 1;
+    if (e->bias_col || e->scale != 1.0f)
+        return 0;
+    const gemm_act_t acts[2] = {e->act, e->post_act};
+    const float los[2] = {e->lo, e->post_lo}, his[2] = {e->hi, e->post_hi};
+    int32_t kind[2];
+    for (int i = 0; i < 2; i++) {
+        if (acts[i] == GEMM_ACT_NONE)
+            kind[i] = 0;
+        else if (acts[i] == GEMM_ACT_RELU)
+            kind[i] = 1;
+        else if (acts[i] == GEMM_ACT_CLIP)
+            kind[i] = 2;
+        else
+            return 0;
+    }
+    ep->bias = e->bias_row;
+    ep->res = e->res;
+    ep->ldr_bytes = e->ldr * (int64_t)sizeof(float);
+    ep->act = kind[0];
+    ep->post = kind[1];
+    ep->lo = kind[0] == 1 ? 0.0f : los[0];
+    ep->hi = his[0];
+    ep->plo = kind[1] == 1 ? 0.0f : los[1];
+    ep->phi = his[1];
+    return 1;
+}
+
 static void kernel_packed(int64_t kc, const float *A, const float *B, float *C, int64_t ldc, int m,
                           int n, float alpha, float beta, const gemm_tile_epi_t *e)
 {
     __m256 acc[MR][2];
     for (int r = 0; r < m; r++)
         _mm_prefetch((const char *)(C + r * ldc), _MM_HINT_T0);
-    int64_t k4 = kc / 4, k1 = kc % 4;
+    int64_t k4 = kc / 4, k1 = kc % 4, t, u;
+    /* a full tile, C = A*B plus a simple epilogue (or none): applied on the
+     * registers and stored from them, not through acc and epi_store */
+    gemm_indb_epi_t ep, *epp = NULL;
+    if (m == MR && n == NR && alpha == 1.0f && beta == 0.0f && simple_epi(e, &ep)) {
+        ep.C = C;
+        ep.ldc_bytes = ldc * (int64_t)sizeof(float);
+        epp = &ep;
+    }
     __asm__ volatile("vxorps %%ymm4, %%ymm4, %%ymm4\n\t"
                      "vxorps %%ymm5, %%ymm5, %%ymm5\n\t"
                      "vxorps %%ymm6, %%ymm6, %%ymm6\n\t"
@@ -267,23 +391,15 @@ static void kernel_packed(int64_t kc, const float *A, const float *B, float *C, 
                      "decq %[k1]\n\t"
                      "jnz 3b\n\t"
                      "4:\n\t"
-                     "vmovups %%ymm4, 0(%[t])\n\t"
-                     "vmovups %%ymm5, 32(%[t])\n\t"
-                     "vmovups %%ymm6, 64(%[t])\n\t"
-                     "vmovups %%ymm7, 96(%[t])\n\t"
-                     "vmovups %%ymm8, 128(%[t])\n\t"
-                     "vmovups %%ymm9, 160(%[t])\n\t"
-                     "vmovups %%ymm10, 192(%[t])\n\t"
-                     "vmovups %%ymm11, 224(%[t])\n\t"
-                     "vmovups %%ymm12, 256(%[t])\n\t"
-                     "vmovups %%ymm13, 288(%[t])\n\t"
-                     "vmovups %%ymm14, 320(%[t])\n\t"
-                     "vmovups %%ymm15, 352(%[t])\n\t"
-                     : [a] "+r"(A), [b] "+r"(B), [k4] "+r"(k4), [k1] "+r"(k1)
-                     : [t] "r"(&acc[0][0])
+                     IB_EPILOGUE
+                     : [a] "+r"(A), [b] "+r"(B), [k4] "+r"(k4), [k1] "+r"(k1), [t] "=&r"(t),
+                       [u] "=&r"(u)
+                     : [T] "r"(&acc[0][0]), [ep] "r"(epp)
                      : "memory", "cc", "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6",
                        "xmm7", "xmm8", "xmm9", "xmm10", "xmm11", "xmm12", "xmm13", "xmm14",
                        "xmm15");
+    if (epp)
+        return;
     store_tile(acc, MR, C, ldc, m, n, alpha, beta, e);
 }
 #undef UK_ASM_STEP
@@ -322,48 +438,6 @@ static void kernel_packed(int64_t kc, const float *A, const float *B, float *C, 
     op " 96(%[T]), %%ymm7\n\t" op " 128(%[T]), %%ymm8\n\t" op " 160(%[T]), %%ymm9\n\t"           \
     op " 192(%[T]), %%ymm10\n\t" op " 224(%[T]), %%ymm11\n\t" op " 256(%[T]), %%ymm12\n\t"       \
     op " 288(%[T]), %%ymm13\n\t" op " 320(%[T]), %%ymm14\n\t" op " 352(%[T]), %%ymm15\n\t"
-
-#define IB_TILE_REGS_ST                                                                           \
-    "vmovups %%ymm4, 0(%[T])\n\t" "vmovups %%ymm5, 32(%[T])\n\t" "vmovups %%ymm6, 64(%[T])\n\t"       \
-    "vmovups %%ymm7, 96(%[T])\n\t" "vmovups %%ymm8, 128(%[T])\n\t" "vmovups %%ymm9, 160(%[T])\n\t"    \
-    "vmovups %%ymm10, 192(%[T])\n\t" "vmovups %%ymm11, 224(%[T])\n\t"                            \
-    "vmovups %%ymm12, 256(%[T])\n\t" "vmovups %%ymm13, 288(%[T])\n\t"                            \
-    "vmovups %%ymm14, 320(%[T])\n\t" "vmovups %%ymm15, 352(%[T])\n\t"
-
-/* The epilogue on the 12 accumulators (gemm_indb_epi_t at %[ep]) */
-#define IB_ROWS_OP2(op, src, off)                                                                 \
-    op " " #off "(" src "), %%ymm4, %%ymm4\n\t" op " " #off "+32(" src "), %%ymm5, %%ymm5\n\t"
-#define IB_ALL12(op, reg)                                                                         \
-    op " " reg ", %%ymm4, %%ymm4\n\t" op " " reg ", %%ymm5, %%ymm5\n\t"                          \
-    op " " reg ", %%ymm6, %%ymm6\n\t" op " " reg ", %%ymm7, %%ymm7\n\t"                          \
-    op " " reg ", %%ymm8, %%ymm8\n\t" op " " reg ", %%ymm9, %%ymm9\n\t"                          \
-    op " " reg ", %%ymm10, %%ymm10\n\t" op " " reg ", %%ymm11, %%ymm11\n\t"                      \
-    op " " reg ", %%ymm12, %%ymm12\n\t" op " " reg ", %%ymm13, %%ymm13\n\t"                      \
-    op " " reg ", %%ymm14, %%ymm14\n\t" op " " reg ", %%ymm15, %%ymm15\n\t"
-#define IB_BIAS_ROW(off, r0, r1)                                                                  \
-    "vbroadcastss " #off "(%[t]), %%ymm0\n\t"                                                      \
-    "vaddps %%ymm0, %%" #r0 ", %%" #r0 "\n\t"                                                       \
-    "vaddps %%ymm0, %%" #r1 ", %%" #r1 "\n\t"
-#define IB_RES_ROW(r0, r1)                                                                        \
-    "vaddps (%[t]), %%" #r0 ", %%" #r0 "\n\t"                                                       \
-    "vaddps 32(%[t]), %%" #r1 ", %%" #r1 "\n\t"                                                     \
-    "addq %[u], %[t]\n\t"
-#define IB_ST_ROW(r0, r1)                                                                         \
-    "vmovups %%" #r0 ", (%[t])\n\t"                                                                \
-    "vmovups %%" #r1 ", 32(%[t])\n\t"                                                              \
-    "addq %[u], %[t]\n\t"
-/* clamp by the kind at koff (0 none, 1 max lo, 2 max lo and min hi), bounds at boff, boff+4 */
-#define IB_CLAMP(koff, boff, lbl)                                                                 \
-    "movl " #koff "(%[ep]), %k[t]\n\t"                                                              \
-    "testl %k[t], %k[t]\n\t"                                                                       \
-    "jz " #lbl "f\n\t"                                                                             \
-    "vbroadcastss " #boff "(%[ep]), %%ymm0\n\t"                                                    \
-    IB_ALL12("vmaxps", "%%ymm0")                                                                  \
-    "cmpl $2, %k[t]\n\t"                                                                           \
-    "jne " #lbl "f\n\t"                                                                            \
-    "vbroadcastss " #boff "+4(%[ep]), %%ymm0\n\t"                                                  \
-    IB_ALL12("vminps", "%%ymm0")                                                                  \
-    #lbl ":\n\t"
 
 void gemm_f32_indb_6x16_avx2(int64_t kc, const float *A, const float *B, const int64_t *off,
                              float *T, int acc, const gemm_indb_epi_t *ep)
@@ -409,45 +483,7 @@ void gemm_f32_indb_6x16_avx2(int64_t kc, const float *A, const float *B, const i
                      "decq %[k1]\n\t"
                      "jnz 3b\n\t"
                      "4:\n\t"
-                     "testq %[ep], %[ep]\n\t"
-                     "jz 20f\n\t"
-                     /* bias per row */
-                     "movq 0(%[ep]), %[t]\n\t"
-                     "testq %[t], %[t]\n\t"
-                     "jz 11f\n\t"
-                     IB_BIAS_ROW(0, ymm4, ymm5)
-                     IB_BIAS_ROW(4, ymm6, ymm7)
-                     IB_BIAS_ROW(8, ymm8, ymm9)
-                     IB_BIAS_ROW(12, ymm10, ymm11)
-                     IB_BIAS_ROW(16, ymm12, ymm13)
-                     IB_BIAS_ROW(20, ymm14, ymm15)
-                     "11:\n\t"
-                     IB_CLAMP(40, 48, 12)
-                     /* residual rows */
-                     "movq 8(%[ep]), %[t]\n\t"
-                     "testq %[t], %[t]\n\t"
-                     "jz 13f\n\t"
-                     "movq 16(%[ep]), %[u]\n\t"
-                     IB_RES_ROW(ymm4, ymm5)
-                     IB_RES_ROW(ymm6, ymm7)
-                     IB_RES_ROW(ymm8, ymm9)
-                     IB_RES_ROW(ymm10, ymm11)
-                     IB_RES_ROW(ymm12, ymm13)
-                     IB_RES_ROW(ymm14, ymm15)
-                     "13:\n\t"
-                     IB_CLAMP(44, 56, 14)
-                     "movq 24(%[ep]), %[t]\n\t"
-                     "movq 32(%[ep]), %[u]\n\t"
-                     IB_ST_ROW(ymm4, ymm5)
-                     IB_ST_ROW(ymm6, ymm7)
-                     IB_ST_ROW(ymm8, ymm9)
-                     IB_ST_ROW(ymm10, ymm11)
-                     IB_ST_ROW(ymm12, ymm13)
-                     IB_ST_ROW(ymm14, ymm15)
-                     "jmp 21f\n\t"
-                     "20:\n\t"
-                     IB_TILE_REGS_ST
-                     "21:\n\t"
+                     IB_EPILOGUE
                      : [a] "+r"(A), [o] "+r"(off), [k4] "+r"(k4), [k1] "+r"(k1), [t] "=&r"(t),
                        [u] "=&r"(u)
                      : [b] "r"(B), [T] "r"(T), [acc] "r"(acc), [ep] "r"(ep)
@@ -458,12 +494,12 @@ void gemm_f32_indb_6x16_avx2(int64_t kc, const float *A, const float *B, const i
 #undef IB_STEP
 #undef IB_TILE_REGS
 #undef IB_TILE_REGS_ST
-#undef IB_ROWS_OP2
 #undef IB_ALL12
 #undef IB_BIAS_ROW
 #undef IB_RES_ROW
 #undef IB_ST_ROW
 #undef IB_CLAMP
+#undef IB_EPILOGUE
 
 /* Columns [0, n) of rows [0, m) of the 6 x 16 tile T (row stride 16)
  * through the epilogue e (NULL: none) into C. */
