@@ -7,7 +7,8 @@
  * compare mask m is set, else +0).
  *
  * It works on the transposed problem, queries along vector lanes: a group
- * of G = 2 VLEN query rows keeps Q^T (pre-multiplied by scale, [D][G]) and
+ * of G = 2 VLEN query rows keeps Q^T (pre-multiplied by scale log2(e),
+ * [D][G], so scores come out in base-2 units) and
  * the output accumulator O^T ([Dv][G]) in scratch, and for each tile of
  * BK keys
  *   1. forms the score tile S^T [BK][G] by broadcasting K elements against
@@ -40,8 +41,11 @@
  *
  * Errors: f32 dot products of length D (relative ~D 2^-24 of sum |q k|),
  * 2^x <= 2.2e-7 relative (KA(exp2_neg_v)), each rescaling adds ~1 ulp.
- * Weights below e^-87 are flushed to exact zeros (masked keys would
+ * Weights below 2^-125 are flushed to exact zeros (masked keys would
  * otherwise give denormals, which make the FMAs crawl).
+ * Measured (Zen 2, 1 thread, [B,S,H,D] layout, MiniLM head dim 32, 12
+ * heads, seq 512): 8.7 -> 7.1-7.6 ms a step, ~55 GFLOP/s against a floor
+ * of ~4.2 ms (402.7 MFLOP at ~104 GFLOP/s FMA peak + 3.1M exponentials).
  */
 #include <math.h>
 #include <string.h>
