@@ -58,13 +58,19 @@ const kattn_variant_t *kattn_select(void);
  * that every thread gets a few items), keys per tile, and the scratch a
  * work item needs. */
 #define KATTN_BQ 128
-#define KATTN_BK 64
+#define KATTN_BK 128
 size_t kattn_ws_floats(const kattn_params_t *p);
 
 void kattn_block_f32_avx512(const kattn_params_t *p, int64_t bh, int64_t q0, int64_t q1,
                             float *ws);
 void kattn_block_f32_avx2(const kattn_params_t *p, int64_t bh, int64_t q0, int64_t q1,
                           float *ws);
+
+/* The variants' softmax exponential (scores are kept in base-2 units), for
+ * tests: y = 2^x for x <= 0 (+0 below -125), n a multiple of the vector
+ * length. */
+void kattn_exp2_neg_f32_avx512(const float *x, float *y, int64_t n);
+void kattn_exp2_neg_f32_avx2(const float *x, float *y, int64_t n);
 
 /* Runs variant v (NULL: the selected one; its reference level runs
  * kattn_ref_f32) over the kctx pool. Returns CAIRN_ERR_OUT_OF_MEMORY if
