@@ -82,6 +82,13 @@ static int direct_kind(const conv_params_t *p)
     if (p->in[0] != 1 || p->out[0] != 1 || p->kernel[0] != 1 || p->stride[1] > 4 ||
         p->stride[2] > 4)
         return 0;
+    /* strided: the taps read several phase planes, and with many output
+     * channels or a long K the im2col copy is amortised well enough that
+     * the packed GEMM wins (ResNet-50's strided 1x1 downsamples and its
+     * 3x3 stride-2 convolutions past layer 2; bench/bench_conv_f32) */
+    if ((p->stride[1] > 1 || p->stride[2] > 1) &&
+        (p->M > 400 || K > (sp_size(p->kernel) == 1 ? 384 : 1152)))
+        return 0;
     dgeom_t g;
     direct_geom(p, &g);
     /* at least half the computed columns kept, and one tile's worth */
