@@ -288,10 +288,21 @@ static void run_packed_range(const gjob_t *j, int64_t m0, int64_t m1, int64_t n0
                  * are prefetched (1x1 convolutions over 64-128 channels with
                  * a residual: 2.7 -> 1.5 ms per ResNet-50 layer2 block). */
                 const int pfc = kc <= 128 || (last && j->epi && j->epi->residual);
+                /* B micro-panels kept in L1 come from memory when B was
+                 * packed ahead of time (weights): the next one is
+                 * prefetched a slice per tile while this one is in use */
+                const size_t bpanel = (size_t)(kcp * nr) * es;
+                const size_t bslice = inner > 0 ? (bpanel / (size_t)inner + 63) / 64 * 64 : 0;
                 for (int64_t o = 0; o < outer; o++) {
+                    const char *bnext = b_in_l1 && o + 1 < outer ? bp + (size_t)(o + 1) * bpanel
+                                                                 : NULL;
                     for (int64_t q = 0; q < inner; q++) {
                         const int64_t ir = (b_in_l1 ? q : o) * mr;
                         const int64_t jr = (b_in_l1 ? o : q) * nr;
+                        if (bnext)
+                            for (size_t off = (size_t)q * bslice;
+                                 off < (size_t)(q + 1) * bslice && off < bpanel; off += 64)
+                                __builtin_prefetch(bnext + off, 0, 3);
                         const gemm_tile_epi_t *e =
                             last ? tile_epi(j->epi, ic + ir, jc + jr, &te) : NULL;
                         if (pfc) {
