@@ -322,6 +322,20 @@ static void public_paths(void)
             c.via = VIA_PUBLIC;
             run_case(&c);
         }
+    /* pre-packed B with at most 4 rows and beta 0: the GEMV-like path that
+     * reads A in place (row groups of 4 and a remainder, ragged last panel,
+     * several K blocks, both threads, every epilogue kind) */
+    const int64_t gv[][3] = {{1, 1, 1}, {1, 1000, 1280}, {2, 17, 300}, {3, 15, 600},
+                             {4, 100, 77}, {5, 40, 33}, {1, 16, 513}};
+    for (int s = 0; s < 7; s++)
+        for (int t = 0; t < 4; t++) {
+            gemm_epilogue_t e = {t == 3 ? GEMM_BIAS_ROW : GEMM_BIAS_COL, NULL,
+                                 t == 1 ? GEMM_ACT_GELU_ERF : GEMM_ACT_RELU, 0, 0, 1.0f, NULL, 0,
+                                 t == 3 ? GEMM_ACT_CLIP : GEMM_ACT_NONE, -0.5f, 0.5f};
+            gcase_t c = {NULL, VIA_PACKED, 1 + (t & 1), t >> 1, 0, gv[s][0], gv[s][1], gv[s][2],
+                         t == 2 ? 0.5f : 1.0f, 0.0f, 3, t ? &e : NULL, t >= 2};
+            run_case(&c);
+        }
     /* pre-packed A over several K blocks, every transpose, ragged M and N */
     for (int t = 0; t < 4; t++) {
         gemm_epilogue_t e = {GEMM_BIAS_ROW, NULL, GEMM_ACT_RELU, 0, 0, 1.0f, NULL, 0,

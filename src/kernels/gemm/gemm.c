@@ -812,6 +812,39 @@ cairn_status_t gemm_f32_pack_b(int transB, int64_t K, int64_t N, const float *B,
     return CAIRN_OK;
 }
 
+typedef struct gvjob {
+    const gemm_f32_variant_t *v;
+    const packed_header_t *h;
+    const float *bp;
+    int64_t M, N, K;
+    float alpha;
+    const float *A;
+    int64_t rs_a, cs_a;
+    float *C;
+    int64_t ldc;
+    const gemm_epilogue_t *epi;
+    int tasks;
+} gvjob_t;
+
+static void gemv_task(void *ctx, size_t begin, size_t end, int worker)
+{
+    (void)worker;
+    const gvjob_t *g = ctx;
+    const int nr = g->v->nr;
+    const int64_t panels = (g->N + nr - 1) / nr;
+    for (size_t t = begin; t < end; t++) {
+        int64_t p0, p1;
+        split(panels, g->tasks, (int)t, &p0, &p1);
+        const int64_t n0 = p0 * nr, n1 = min64(p1 * nr, g->N);
+        if (n0 >= n1)
+            continue;
+        g->v->gemv_packed((int)g->M, g->K, g->h->kc, g->h->npad, g->alpha, g->A, g->rs_a,
+                          g->cs_a, g->bp, n0, n1, g->C, g->ldc);
+        if (g->epi)
+            epi_block_scalar(g->epi, g->C, g->ldc, 0, g->M, n0, n1);
+    }
+}
+
 cairn_status_t gemm_f32_packed(const kctx_t *k, int transA, int64_t M, int64_t N, int64_t K,
                                float alpha, const float *A, int64_t lda, const void *packed,
                                float beta, float *C, int64_t ldc, const gemm_epilogue_t *epi)
@@ -823,11 +856,25 @@ cairn_status_t gemm_f32_packed(const kctx_t *k, int transA, int64_t M, int64_t N
     BASE_TRY(packed_check("gemm_f32_packed", PACKED_MAGIC, &h, K, N, 0));
     if (M <= 0 || N <= 0)
         return CAIRN_OK;
+    const gemm_f32_variant_t *v = &gemm_f32_variants[h.variant];
+    if (M <= 4 && beta == 0.0f && K > 0 && v->gemv_packed) {
+        /* a GEMV-like product (a classifier, a decoding step): reading B
+         * is the work; A is used in place and no tile computes padding rows */
+        gvjob_t g = {v, &h, (const float *)((const char *)packed + PACKED_HEADER), M, N, K, alpha,
+                     A, transA ? 1 : lda, transA ? lda : 1, C, ldc, epi, 1};
+        int threads = k && k->pool && k->threads > 1 ? k->threads : 1;
+        const int64_t panels = (N + v->nr - 1) / v->nr;
+        if ((double)N * (double)K < (double)(1 << 17))
+            threads = 1;
+        g.tasks = (int)min64(threads, panels);
+        base_pool_parallel_for_1d(g.tasks > 1 ? k->pool : NULL, (size_t)g.tasks, 1, gemv_task, &g);
+        return CAIRN_OK;
+    }
     gjob_t j;
     gemm_kern_t kn;
-    gemm_kern_from_f32(&gemm_f32_variants[h.variant], &kn);
+    gemm_kern_from_f32(v, &kn);
     job_init(&j, &kn, transA, 0, M, N, K, alpha, A, lda, NULL, 0, beta, C, ldc, epi);
-    j.v = &gemm_f32_variants[h.variant];
+    j.v = v;
     j.bl.kc = h.kc;
     j.packed = (const char *)packed + PACKED_HEADER;
     j.npad = h.npad;

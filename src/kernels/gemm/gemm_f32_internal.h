@@ -95,6 +95,13 @@ typedef struct gemm_f32_variant {
      * (NULL: none) into C (row stride ldc) */
     void (*tile_store)(const float *T, int m, int n, float *C, int64_t ldc,
                        const gemm_tile_epi_t *e);
+    /* m rows (any m; best <= 4) of op(A) (element (r, k) at A[r * rs_a + k *
+     * cs_a]) times a B packed by gemm_f32_pack_b (K blocks of kc, padded
+     * width npad): C columns [n0, n1) (n0 a multiple of NR) = alpha * A * B,
+     * without packing A (NULL: the packed path runs instead) */
+    void (*gemv_packed)(int m, int64_t K, int64_t kc, int64_t npad, float alpha, const float *A,
+                        int64_t rs_a, int64_t cs_a, const float *Bp, int64_t n0, int64_t n1,
+                        float *C, int64_t ldc);
 } gemm_f32_variant_t;
 
 /* Best first. */
@@ -202,6 +209,9 @@ void gemm_f32_indb_6x16_avx2(int64_t kc, const float *A, const float *B, const i
                              float *T, int acc, const gemm_indb_epi_t *ep);
 void gemm_f32_tile_store_avx2(const float *T, int m, int n, float *C, int64_t ldc,
                               const gemm_tile_epi_t *e);
+void gemm_f32_gemv_packed_avx2(int m, int64_t K, int64_t kc, int64_t npad, float alpha,
+                               const float *A, int64_t rs_a, int64_t cs_a, const float *Bp,
+                               int64_t n0, int64_t n1, float *C, int64_t ldc);
 void gemm_f32_ukernel_ref_4x8(int64_t kc, const float *A, int64_t rs_a, int64_t cs_a,
                               const float *B, int64_t ldb, float *C, int64_t ldc, int m, int n,
                               float alpha, float beta, const gemm_tile_epi_t *e);
