@@ -278,6 +278,20 @@ static void epilogues(const gemm_f32_variant_t *v)
             }
         }
     }
+    /* alpha 1, beta 0: the epilogues the AVX2 kernel finishes on its
+     * registers (a bias per row or column, ReLU or clip before and after a
+     * residual), on full tiles and ragged edges, both K block counts */
+    static const gemm_act_t simple[] = {GEMM_ACT_NONE, GEMM_ACT_RELU, GEMM_ACT_CLIP};
+    for (int i = 0; i < 3 * 3 * 3 * 2; i++) {
+        const int bk = i % 3, a = (i / 3) % 3, pa = (i / 9) % 3, res = i / 27;
+        gemm_epilogue_t e = {(gemm_bias_kind_t)bk, NULL, simple[a], -0.3f, 0.4f, 1.0f, NULL, 0,
+                             simple[pa], -0.2f, 0.5f};
+        /* large enough for the packed path (the direct one takes products
+         * under 48^3) */
+        gcase_t c = {v, VIA_VARIANT, 1 + i % 2, 0, i % 4 == 3, i % 2 ? 30 : 31, i % 2 ? 48 : 50,
+                     (i / 2) % 2 ? 300 : 600, 1.0f, 0.0f, i % 2, &e, res};
+        run_case(&c);
+    }
     /* large arguments for the activations' tails */
     for (int a = 2; a < 6; a++) {
         gemm_epilogue_t e = {GEMM_BIAS_COL, NULL, acts[a], 0, 0, 1, NULL, 0, GEMM_ACT_NONE, 0, 0};

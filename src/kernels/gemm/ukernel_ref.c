@@ -93,6 +93,8 @@ void gemm_f32_indb_ref_4x8(int64_t kc, const float *A, const float *B, const int
                 ep->res ? (const float *)((const char *)ep->res + r * ep->ldr_bytes) : NULL;
             for (int j = 0; j < NR; j++) {
                 float v = t[r][j] + (ep->bias ? ep->bias[r] : 0.0f);
+                if (ep->bcol)
+                    v += ep->bcol[j];
                 v = indb_clamp(ep->act, v, ep->lo, ep->hi);
                 if (res)
                     v += res[j];

@@ -221,6 +221,14 @@ ALWAYS_INLINE void store_tile(__m256 acc[MR][2], int rows, float *C, int64_t ldc
     "vmovups %%" #r0 ", (%[t])\n\t"                                                                \
     "vmovups %%" #r1 ", 32(%[t])\n\t"                                                              \
     "addq %[u], %[t]\n\t"
+/* a bias per column: ymm0 (columns 0-7) and ymm1 (8-15) added to every row */
+#define IB_COLS12                                                                                 \
+    "vaddps %%ymm0, %%ymm4, %%ymm4\n\t" "vaddps %%ymm1, %%ymm5, %%ymm5\n\t"                       \
+    "vaddps %%ymm0, %%ymm6, %%ymm6\n\t" "vaddps %%ymm1, %%ymm7, %%ymm7\n\t"                       \
+    "vaddps %%ymm0, %%ymm8, %%ymm8\n\t" "vaddps %%ymm1, %%ymm9, %%ymm9\n\t"                       \
+    "vaddps %%ymm0, %%ymm10, %%ymm10\n\t" "vaddps %%ymm1, %%ymm11, %%ymm11\n\t"                   \
+    "vaddps %%ymm0, %%ymm12, %%ymm12\n\t" "vaddps %%ymm1, %%ymm13, %%ymm13\n\t"                   \
+    "vaddps %%ymm0, %%ymm14, %%ymm14\n\t" "vaddps %%ymm1, %%ymm15, %%ymm15\n\t"
 /* clamp by the kind at koff (0 none, 1 max lo, 2 max lo and min hi), bounds at boff, boff+4 */
 #define IB_CLAMP(koff, boff, lbl)                                                                 \
     "movl " #koff "(%[ep]), %k[t]\n\t"                                                              \
@@ -250,6 +258,13 @@ ALWAYS_INLINE void store_tile(__m256 acc[MR][2], int rows, float *C, int64_t ldc
     IB_BIAS_ROW(16, ymm12, ymm13) \
     IB_BIAS_ROW(20, ymm14, ymm15) \
     "11:\n\t" \
+    "movq 64(%[ep]), %[t]\n\t" \
+    "testq %[t], %[t]\n\t" \
+    "jz 16f\n\t" \
+    "vmovups (%[t]), %%ymm0\n\t" \
+    "vmovups 32(%[t]), %%ymm1\n\t" \
+    IB_COLS12 \
+    "16:\n\t" \
     IB_CLAMP(40, 48, 12) \
     "movq 8(%[ep]), %[t]\n\t" \
     "testq %[t], %[t]\n\t" \
@@ -306,13 +321,14 @@ ALWAYS_INLINE void store_tile(__m256 acc[MR][2], int rows, float *C, int64_t ldc
     "vfmadd231ps %%ymm1, %%ymm3, %%ymm15\n\t"
 
 /* e as a gemm_indb_epi_t (all but C and ldc_bytes) when it is one
- * (row bias, ReLU or clip before and after the residual, scale 1); 0 if not */
+ * (row or column bias, ReLU or clip before and after the residual, scale
+ * 1); 0 if not */
 static int simple_epi(const gemm_tile_epi_t *e, gemm_indb_epi_t *ep)
 {
     memset(ep, 0, sizeof *ep);
     if (!e)
         return 1;
-    if (e->bias_col || e->scale != 1.0f)
+    if (e->scale != 1.0f)
         return 0;
     const gemm_act_t acts[2] = {e->act, e->post_act};
     const float los[2] = {e->lo, e->post_lo}, his[2] = {e->hi, e->post_hi};
@@ -328,6 +344,7 @@ static int simple_epi(const gemm_tile_epi_t *e, gemm_indb_epi_t *ep)
             return 0;
     }
     ep->bias = e->bias_row;
+    ep->bcol = e->bias_col;
     ep->res = e->res;
     ep->ldr_bytes = e->ldr * (int64_t)sizeof(float);
     ep->act = kind[0];
@@ -499,6 +516,7 @@ void gemm_f32_indb_6x16_avx2(int64_t kc, const float *A, const float *B, const i
 #undef IB_RES_ROW
 #undef IB_ST_ROW
 #undef IB_CLAMP
+#undef IB_COLS12
 #undef IB_EPILOGUE
 
 /* Columns [0, n) of rows [0, m) of the 6 x 16 tile T (row stride 16)
