@@ -34,7 +34,7 @@ typedef struct gemm_tile_epi {
 } gemm_tile_epi_t;
 
 /* The epilogue an indirect-B kernel applies itself to a full tile whose
- * NR columns are contiguous in C: v += bias[r] + bcol[c]; v = clamp(v) (act 0:
+ * NR columns are contiguous in C: v += C (acc_c), bias[r] + bcol[c]; v = clamp(v) (act 0:
  * none, 1: max(v, lo), 2: min(max(v, lo), hi)); v += res row r; v =
  * clamp with post, plo, phi; C row r = v. Rows are ldr_bytes / ldc_bytes
  * apart. The AVX2 kernel reads the fields at these fixed offsets. */
@@ -48,6 +48,7 @@ typedef struct gemm_indb_epi {
     float lo, hi;      /* 48, 52 */
     float plo, phi;    /* 56, 60 */
     const float *bcol; /* 64: the tile column 0's bias (a bias per column), or NULL */
+    int32_t acc_c;     /* 72: 1: C's current value is added first (a later K block) */
 } gemm_indb_epi_t;
 _Static_assert(offsetof(gemm_indb_epi_t, res) == 8 && offsetof(gemm_indb_epi_t, ldr_bytes) == 16 &&
                    offsetof(gemm_indb_epi_t, C) == 24 &&
@@ -55,7 +56,8 @@ _Static_assert(offsetof(gemm_indb_epi_t, res) == 8 && offsetof(gemm_indb_epi_t, 
                    offsetof(gemm_indb_epi_t, act) == 40 && offsetof(gemm_indb_epi_t, post) == 44 &&
                    offsetof(gemm_indb_epi_t, lo) == 48 && offsetof(gemm_indb_epi_t, hi) == 52 &&
                    offsetof(gemm_indb_epi_t, plo) == 56 && offsetof(gemm_indb_epi_t, phi) == 60 &&
-                   offsetof(gemm_indb_epi_t, bcol) == 64,
+                   offsetof(gemm_indb_epi_t, bcol) == 64 &&
+                   offsetof(gemm_indb_epi_t, acc_c) == 72,
                "gemm_indb_epi_t layout (x86_avx2.c reads it at fixed offsets)");
 
 typedef void (*gemm_f32_ukernel_fn)(int64_t kc, const float *A, int64_t rs_a, int64_t cs_a,

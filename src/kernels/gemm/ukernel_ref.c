@@ -92,7 +92,8 @@ void gemm_f32_indb_ref_4x8(int64_t kc, const float *A, const float *B, const int
             const float *res =
                 ep->res ? (const float *)((const char *)ep->res + r * ep->ldr_bytes) : NULL;
             for (int j = 0; j < NR; j++) {
-                float v = t[r][j] + (ep->bias ? ep->bias[r] : 0.0f);
+                float v = t[r][j] + (ep->acc_c ? c[j] : 0.0f);
+                v += ep->bias ? ep->bias[r] : 0.0f;
                 if (ep->bcol)
                     v += ep->bcol[j];
                 v = indb_clamp(ep->act, v, ep->lo, ep->hi);

@@ -248,6 +248,18 @@ ALWAYS_INLINE void store_tile(__m256 acc[MR][2], int rows, float *C, int64_t ldc
 #define IB_EPILOGUE \
     "testq %[ep], %[ep]\n\t" \
     "jz 20f\n\t" \
+    "movl 72(%[ep]), %k[t]\n\t" \
+    "testl %k[t], %k[t]\n\t" \
+    "jz 17f\n\t" \
+    "movq 24(%[ep]), %[t]\n\t" \
+    "movq 32(%[ep]), %[u]\n\t" \
+    IB_RES_ROW(ymm4, ymm5) \
+    IB_RES_ROW(ymm6, ymm7) \
+    IB_RES_ROW(ymm8, ymm9) \
+    IB_RES_ROW(ymm10, ymm11) \
+    IB_RES_ROW(ymm12, ymm13) \
+    IB_RES_ROW(ymm14, ymm15) \
+    "17:\n\t" \
     "movq 0(%[ep]), %[t]\n\t" \
     "testq %[t], %[t]\n\t" \
     "jz 11f\n\t" \
@@ -363,10 +375,13 @@ static void kernel_packed(int64_t kc, const float *A, const float *B, float *C, 
     for (int r = 0; r < m; r++)
         _mm_prefetch((const char *)(C + r * ldc), _MM_HINT_T0);
     int64_t k4 = kc / 4, k1 = kc % 4, t, u;
-    /* a full tile, C = A*B plus a simple epilogue (or none): applied on the
-     * registers and stored from them, not through acc and epi_store */
+    /* a full tile, C = A*B (+ C, a later K block) plus a simple epilogue
+     * (or none): applied on the registers and stored from them, not
+     * through acc and epi_store */
     gemm_indb_epi_t ep, *epp = NULL;
-    if (m == MR && n == NR && alpha == 1.0f && beta == 0.0f && simple_epi(e, &ep)) {
+    if (m == MR && n == NR && alpha == 1.0f && (beta == 0.0f || beta == 1.0f) &&
+        simple_epi(e, &ep)) {
+        ep.acc_c = beta != 0.0f;
         ep.C = C;
         ep.ldc_bytes = ldc * (int64_t)sizeof(float);
         epp = &ep;
