@@ -17,6 +17,7 @@
 #include "kernels/conv/conv.h"
 #include "kernels/gemm/gemm.h"
 
+#include <stdio.h>
 #include <string.h>
 
 static int attr_i(const ir_node_t *n, const char *name, int64_t def)
@@ -133,6 +134,42 @@ static cairn_status_t pack_one(rw_t *r, int i)
     return CAIRN_OK;
 }
 
+/* The spatial geometry of Conv node n (W of rank `rank`) into kp when X's
+ * and Y's shapes are static and the pads explicit: conv_f32_pack_w picks
+ * the weights' layout from it (the indirect-A path for small planes);
+ * otherwise kp keeps in/out 0 and the layout that serves every size. */
+static void conv_geometry(const ir_graph_t *g, const ir_node_t *n, int rank, conv_params_t *kp)
+{
+    const ir_shape_t *x = &g->values[n->inputs[0]].type.shape;
+    const ir_shape_t *y = &g->values[n->outputs[0]].type.shape;
+    const ir_attr_t *ap = ir_node_attr(n, "auto_pad");
+    if (x->rank != rank || y->rank != rank || (ap && ap->s && strcmp(ap->s, "NOTSET") &&
+                                               strcmp(ap->s, "VALID")))
+        return;
+    for (int d = 0; d < rank; d++)
+        if (x->d[d] < 1 || y->d[d] < 1)
+            return;
+    const ir_attr_t *st = ir_node_attr(n, "strides"), *dl = ir_node_attr(n, "dilations");
+    const ir_attr_t *pd = ir_node_attr(n, "pads");
+    const int nsp = rank - 2, off = CONV_SP - nsp;
+    if ((st && (int)st->n != nsp) || (dl && (int)dl->n != nsp) || (pd && (int)pd->n != 2 * nsp))
+        return;
+    conv_params_t q = *kp;
+    q.N = x->d[0];
+    for (int d = 0; d < CONV_SP; d++) {
+        q.in[d] = q.out[d] = q.stride[d] = q.dilation[d] = 1;
+        q.pad[d] = 0;
+    }
+    for (int d = 0; d < nsp; d++) {
+        q.in[off + d] = x->d[2 + d];
+        q.out[off + d] = y->d[2 + d];
+        q.stride[off + d] = st ? st->ints[d] : 1;
+        q.dilation[off + d] = dl ? dl->ints[d] : 1;
+        q.pad[off + d] = pd ? pd->ints[d] : 0;
+    }
+    *kp = q;
+}
+
 /* Conv / FusedConv with a constant f32 W and group 1 (not depthwise):
  * W becomes conv_f32_pack_w's buffer, the GEMM's left operand packed once,
  * and the node a FusedConv with packed = 1 and w_shape = W's shape (a plain
@@ -160,6 +197,7 @@ static cairn_status_t pack_conv(rw_t *r, int i)
         kp.kernel[d] = d >= CONV_SP - (ws->rank - 2) ? ws->d[d - (CONV_SP - (ws->rank - 2)) + 2] : 1;
     if (kp.M < 1 || kp.C < 1)
         return CAIRN_OK;
+    conv_geometry(g, n, ws->rank, &kp);
     cairn_attr_t attrs[24];
     int na = conv_attrs_of(n, attrs, 20);
     if (na < 0)
@@ -178,7 +216,9 @@ static cairn_status_t pack_conv(rw_t *r, int i)
     int64_t wshape[5];
     for (int d = 0; d < ws->rank; d++)
         wshape[d] = ws->d[d];
-    attrs[na++] = cairn_attr_int("packed", 1);
+    /* 1: packed as the GEMM's A; 2: as its B (the indirect-A layout that
+     * conv_f32_pack_w picks for small planes) */
+    attrs[na++] = cairn_attr_int("packed", gemm_f32_packed_kind(buf->data) == 'B' ? 2 : 1);
     attrs[na++] = cairn_attr_ints("w_shape", wshape, (size_t)ws->rank);
     int in[4] = {X, pv, n->n_inputs > 2 ? n->inputs[2] : -1, n->n_inputs > 3 ? n->inputs[3] : -1};
     BASE_TRY(rw_try_replace(r, i, IR_OP_FusedConv, in, n->n_inputs, attrs, na, &i, 1));

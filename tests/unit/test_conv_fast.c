@@ -166,6 +166,8 @@ static void run_case(const tcase_t *t, uint64_t seed)
          * wherever the GEMM variant has an indirect-B kernel */
         if (!strncmp(t->name, "direct", 6) && gemm_f32_indb_min_n() > 0)
             CHECK(!strncmp(conv_f32_packed_path(&p), "direct", 6));
+        if (!strncmp(t->name, "indirect-A", 10) && gemm_f32_inda_available())
+            CHECK(!strcmp(conv_f32_packed_path(&p), "indirect-A"));
         for (int direct = 1; direct >= 0; direct--) {
             conv_f32_set_direct(direct);
             /* every epilogue: those the direct kernel applies from its
@@ -254,7 +256,16 @@ static const tcase_t cases[] = {
      * runs per tile, the padded columns dropped), K in several packed
      * blocks and passes, the last tile shifted back, stride phases with
      * dilation and uneven pads, too few tiles to split (the rows are) */
-    {"direct 3x3 deep", 2, 2, 40, 200, 1, {9, 7}, {3, 3}, {1, 1}, {1, 1}, {1, 1}, {1, 1}},
+    {"direct 3x3 deep", 2, 2, 40, 200, 1, {9, 17}, {3, 3}, {1, 1}, {1, 1}, {1, 1}, {1, 1}},
+    /* indirect A (small planes, many channels, K >= 256): partial pixel
+     * tiles and channel panels, K in several packed blocks, strides,
+     * dilation, uneven pads, a 1x1 read in place, batch 2 */
+    {"indirect-A 3x3", 2, 2, 32, 70, 1, {9, 11}, {3, 3}, {1, 1}, {1, 1}, {1, 1}, {1, 1}},
+    {"indirect-A 3x3 deep", 2, 1, 64, 100, 1, {7, 7}, {3, 3}, {1, 1}, {1, 1}, {1, 1}, {1, 1}},
+    {"indirect-A 3x3 stride 2 dilated", 2, 1, 40, 64, 1, {13, 10}, {3, 3}, {2, 2}, {2, 1}, {2, 0}, {1, 2}},
+    {"indirect-A 1x1", 2, 2, 300, 65, 1, {7, 7}, {1, 1}, {1, 1}, {1, 1}, {0, 0}, {0, 0}},
+    {"strided 1x1 many channels", 2, 1, 260, 64, 1, {14, 13}, {1, 1}, {2, 2}, {1, 1}, {0, 0}, {0, 0}},
+    {"indirect-A 5x3 few pixels", 2, 1, 20, 96, 1, {3, 4}, {5, 3}, {1, 1}, {1, 1}, {2, 1}, {2, 1}},
     {"direct 3x3 K blocks", 2, 1, 70, 13, 1, {12, 20}, {3, 3}, {1, 1}, {1, 1}, {1, 1}, {1, 1}},
     {"direct 5x5 stride 2 dilated", 2, 1, 6, 9, 1, {30, 33}, {5, 5}, {2, 2}, {2, 1}, {3, 2}, {1, 4}},
     {"direct stride 3", 2, 1, 4, 6, 1, {31, 29}, {3, 3}, {3, 3}, {1, 1}, {1, 1}, {1, 1}},

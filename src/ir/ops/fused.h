@@ -29,7 +29,9 @@ enum {
  * six (auto_pad, dilations, group, kernel_shape, pads, strides), then the
  * epilogue: "activation" a gemm_act_t, clip bounds, then
  * "post_activation" (applied after the residual add) and its clip bounds;
- * "packed" and "w_shape" when the prepack pass replaced W by its packed form. */
+ * "packed" and "w_shape" when the prepack pass replaced W by its packed form
+ * ("packed" 1: conv_f32_pack_w packed W as the GEMM's A, 2: as its B, the
+ * indirect-A layout it picks for small planes). */
 enum {
     FUSED_CONV_ACTIVATION = 6,
     FUSED_CONV_CLIP_MIN,

@@ -659,7 +659,10 @@ static cairn_status_t conv_w_shape(const ir_node_t *n, const ir_shape_t *given, 
     if (given->rank != 1)
         return base_error(CAIRN_ERR_SHAPE, "packed weights must be a 1-D u8 buffer, got rank %d",
                           given->rank);
-    size_t need = gemm_f32_packed_a_size(w->d[0], K);
+    /* "packed" 2: the weights were packed as the GEMM's B (conv_f32_pack_w's
+     * layout for small planes), else as its A */
+    size_t need = ir_attr_i(n, FUSED_CONV_PACKED) == 2 ? gemm_f32_packed_b_size(K, w->d[0])
+                                                       : gemm_f32_packed_a_size(w->d[0], K);
     if (ir_dim_known(given->d[0]) && (size_t)given->d[0] < need)
         return base_error(CAIRN_ERR_SHAPE,
                           "packed weights hold %lld bytes but W %lld x %lld needs %zu",
@@ -768,6 +771,12 @@ cairn_status_t op_linalg_conv_exec(const ir_node_t *n, const ktensor_t *in, int 
         if (need && !ws)
             return base_error(CAIRN_ERR_INTERNAL, "FusedConv %s ran without its workspace",
                               n->name ? n->name : "");
+        /* the buffer's layout must be the one its size was checked for */
+        if ((ir_attr_i(n, FUSED_CONV_PACKED) == 2) != (gemm_f32_packed_kind(in[1].data) == 'B'))
+            return base_error(CAIRN_ERR_INVALID_ARGUMENT,
+                              "FusedConv %s: packed weights are not in the layout \"packed\" = "
+                              "%lld names",
+                              n->name ? n->name : "", (long long)ir_attr_i(n, FUSED_CONV_PACKED));
         return conv_f32_packed_w(k, &kp, in[0].data, in[1].data, B, &post, out[0].data, ws,
                                  need);
     }

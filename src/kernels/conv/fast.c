@@ -97,8 +97,73 @@ static int direct_kind(const conv_params_t *p)
     return 2;
 }
 
+/* ---- indirect A: small planes, many channels ----
+ *
+ * On small output planes (ResNet-50's 14x14 and 7x7 stages) the direct
+ * path's padded columns (Wq - OW of Wq) and its 16-pixel tiles waste a
+ * quarter of the work. There the roles swap: the weights are packed as the
+ * GEMM's B (16 output channels per vector), each 6-pixel tile broadcasts
+ * input values through 6 pixel pointers (into a zero-padded copy of X, or
+ * X itself for a 1x1 stride-1 convolution), and the tile is stored
+ * transposed into Y's channel-major planes. Nothing is wasted but the
+ * last partial tile; any stride or dilation. */
+
+typedef struct ageom {
+    int64_t hp, wp; /* the padded plane; 0 when X is read in place */
+} ageom_t;
+
+/* The geometry the indirect-A path can run (2-D, group 1); g set. */
+static int inda_possible(const conv_params_t *p, ageom_t *g)
+{
+    if (!gemm_f32_inda_available() || p->group != 1 || conv_f32_is_depthwise(p) ||
+        p->in[0] != 1 || p->out[0] != 1 || p->kernel[0] != 1 || p->out[1] < 1 || p->out[2] < 1)
+        return 0;
+    if (conv_f32_is_pointwise(p)) {
+        g->hp = g->wp = 0;
+        return 1;
+    }
+    g->hp = (p->out[1] - 1) * p->stride[1] + (p->kernel[1] - 1) * p->dilation[1] + 1;
+    g->wp = (p->out[2] - 1) * p->stride[2] + (p->kernel[2] - 1) * p->dilation[2] + 1;
+    return 1;
+}
+
+/* Whether conv_f32_pack_w packs W for the indirect-A path (as B): needs the
+ * full geometry, so weights packed without it (the output size unknown at
+ * compile time) take the other paths. */
+static int inda_kind(const conv_params_t *p, ageom_t *g)
+{
+    if (!inda_possible(p, g))
+        return 0;
+    const int64_t K = p->C * sp_size(p->kernel);
+    if (p->M < 64 || K < 256 || p->out[2] >= 16 || p->out[1] * p->out[2] < 8)
+        return 0;
+    if (conv_f32_is_pointwise(p)) {
+        /* 1x1 only on the smallest planes and K up to 1024: on ResNet-50's
+         * 14x14 stage and its 2048 -> 512 the packed GEMM over X is as fast
+         * or faster (bench/bench_conv_f32) */
+        g->hp = g->wp = 0;
+        return p->out[2] < 8 && K <= 1024;
+    }
+    if (sp_size(p->kernel) == 1)
+        return 0; /* a strided 1x1 (a downsample): im2col's copy is small, and
+                     the strided pixels read here measured 1.7x slower */
+    g->hp = (p->out[1] - 1) * p->stride[1] + (p->kernel[1] - 1) * p->dilation[1] + 1;
+    g->wp = (p->out[2] - 1) * p->stride[2] + (p->kernel[2] - 1) * p->dilation[2] + 1;
+    return 1;
+}
+
+static size_t inda_ws(const conv_params_t *p, const ageom_t *g)
+{
+    const int64_t K = p->C * sp_size(p->kernel), P = sp_size(p->out);
+    size_t b = base_round_up((size_t)(K + P) * sizeof(int64_t), BASE_ALIGN);
+    return b + (size_t)(p->C * g->hp * g->wp) * sizeof(float);
+}
+
 const char *conv_f32_packed_path(const conv_params_t *p)
 {
+    ageom_t g;
+    if (inda_kind(p, &g))
+        return "indirect-A";
     switch (direct_kind(p)) {
     case 1:
         return "direct 1x1";
@@ -128,6 +193,12 @@ size_t conv_f32_workspace(const conv_params_t *p)
         return 0;
     const int kind = direct_kind(p);
     size_t direct = kind ? direct_ws(p, kind) : 0;
+    ageom_t ag;
+    if (inda_possible(p, &ag)) {
+        /* the packed buffer's format decides the path at run time */
+        size_t a = inda_ws(p, &ag);
+        direct = a > direct ? a : direct;
+    }
     if (conv_f32_is_pointwise(p))
         return direct;
     int64_t rows = p->C / (p->group > 0 ? p->group : 1) * sp_size(p->kernel);
@@ -367,6 +438,9 @@ cairn_status_t conv_f32(const kctx_t *k, const conv_params_t *p, const float *X,
 
 size_t conv_f32_packed_w_size(const conv_params_t *p)
 {
+    ageom_t g;
+    if (inda_kind(p, &g))
+        return gemm_f32_packed_b_size(p->C * sp_size(p->kernel), p->M);
     return gemm_f32_packed_a_size(p->M, p->C * sp_size(p->kernel));
 }
 
@@ -378,6 +452,9 @@ cairn_status_t conv_f32_pack_w(const conv_params_t *p, const float *W, void *pac
                           "got group %lld",
                           (long long)p->group);
     const int64_t K = p->C * sp_size(p->kernel);
+    ageom_t g;
+    if (inda_kind(p, &g)) /* the weights as B: W^T, K x M */
+        return gemm_f32_pack_b(1, K, p->M, W, K, packed, size);
     return gemm_f32_prepack_a(0, p->M, K, W, K, packed, size);
 }
 
@@ -492,6 +569,51 @@ static cairn_status_t conv_direct(const kctx_t *k, const conv_params_t *p, int k
     return CAIRN_OK;
 }
 
+static cairn_status_t conv_inda(const kctx_t *k, const conv_params_t *p, const ageom_t *g,
+                                const float *X, const void *Wp, gemm_epilogue_t *epi,
+                                const conv_post_t *post, float *Y, void *ws)
+{
+    const int64_t in_sz = sp_size(p->in), out_sz = sp_size(p->out);
+    const int64_t KH = p->kernel[1], KW = p->kernel[2], K = p->C * KH * KW;
+    int64_t *off = ws, *pix = off + K;
+    float *xp = (float *)((char *)ws + base_round_up((size_t)(K + out_sz) * sizeof(int64_t),
+                                                     BASE_ALIGN));
+    const int64_t plane = g->hp ? g->hp * g->wp : in_sz, row = g->hp ? g->wp : p->in[2];
+    for (int64_t c = 0; c < p->C; c++)
+        for (int64_t kh = 0; kh < KH; kh++)
+            for (int64_t kw = 0; kw < KW; kw++)
+                off[(c * KH + kh) * KW + kw] =
+                    c * plane + kh * p->dilation[1] * row + kw * p->dilation[2];
+    for (int64_t oh = 0; oh < p->out[1]; oh++)
+        for (int64_t ow = 0; ow < p->out[2]; ow++)
+            pix[oh * p->out[2] + ow] = oh * p->stride[1] * row + ow * p->stride[2];
+    gemm_inda_t a = {g->hp ? xp : NULL, pix, out_sz, off};
+    base_pool_t *pool = k ? k->pool : NULL;
+    for (int64_t n = 0; n < p->N; n++) {
+        const float *x = X + n * p->C * in_sz;
+        if (g->hp) {
+            /* the zero-padded copy: pad_planes with one phase of stride 1 */
+            static const unsigned char one[1] = {1};
+            conv_params_t q = *p;
+            q.stride[1] = q.stride[2] = 1;
+            pad_job_t pj = {&q, x, xp, {1, 1, g->hp, g->wp}, one};
+            base_pool_parallel_for_1d(p->C * g->hp * g->wp < 65536 ? NULL : pool, (size_t)p->C,
+                                      4, pad_planes, &pj);
+        } else {
+            a.base = x;
+        }
+        if (post && post->residual) {
+            epi->residual = post->residual + n * p->M * out_sz;
+            epi->ldr = out_sz;
+        }
+        cairn_status_t st =
+            gemm_f32_packed_inda(k, p->M, K, Wp, &a, Y + n * p->M * out_sz, out_sz, epi);
+        if (st != CAIRN_OK)
+            return base_error_prefix(st, "conv_f32: ");
+    }
+    return CAIRN_OK;
+}
+
 /* W plain (any group) or Wp packed by conv_f32_pack_w (group 1). */
 static cairn_status_t conv_f32_any(const kctx_t *k, const conv_params_t *p, const float *X,
                                    const float *W, const void *Wp, const float *B,
@@ -548,6 +670,20 @@ static cairn_status_t conv_f32_any(const kctx_t *k, const conv_params_t *p, cons
         epi.post_act = post->post_act;
         epi.post_lo = post->post_lo;
         epi.post_hi = post->post_hi;
+    }
+    ageom_t ag;
+    if (Wp && gemm_f32_packed_kind(Wp) == 'B') {
+        /* weights packed for the indirect-A path (conv_f32_pack_w chose it
+         * from the geometry it was given) */
+        if (!inda_possible(p, &ag))
+            return base_error(CAIRN_ERR_INVALID_ARGUMENT,
+                              "conv_f32_packed_w: weights packed for a 2-D group-1 convolution "
+                              "on a CPU with the indirect-A kernel");
+        if (B) {
+            epi.bias_kind = GEMM_BIAS_ROW;
+            epi.bias = B;
+        }
+        return conv_inda(k, p, &ag, X, Wp, &epi, post, Y, ws);
     }
     if (Wp) {
         const int kind = direct_kind(p);

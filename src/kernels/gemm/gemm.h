@@ -171,6 +171,32 @@ cairn_status_t gemm_f32_packed_a_indb(const kctx_t *k, int64_t M, int64_t K,
                                       const void *packed_a, const gemm_indb_t *b, float *C,
                                       int64_t ldc, const gemm_epilogue_t *epi);
 
+/* Indirect A against a pre-packed B, for convolutions whose output planes
+ * are small (few pixels, many channels): row p of A is pixel p of an image,
+ * A(p, k) = base[pix[p] + off[k]] (a zero-padded input plane and the taps'
+ * offsets, or X itself for a 1x1), B is the weights packed by
+ * gemm_f32_pack_b(transB = 1, K, M, W, K), and the product is stored
+ * transposed, channel-major: C[m * ldc + p] = epi(sum_k A(p, k) W[m][k]).
+ * The epilogue's bias is per channel (GEMM_BIAS_ROW of C) and its residual
+ * is indexed like C; alpha 1, beta 0. Only base[pix[p] + off[k]] is read. */
+typedef struct gemm_inda {
+    const float *base;
+    const int64_t *pix; /* P pixel offsets, in floats */
+    int64_t P;
+    const int64_t *off; /* K tap offsets, in floats */
+} gemm_inda_t;
+
+/* 'A' for a buffer made by gemm_f32_prepack_a, 'B' for one made by
+ * gemm_f32_pack_b, 0 otherwise (its first bytes only are read: the caller
+ * guarantees at least 64). */
+int gemm_f32_packed_kind(const void *packed);
+
+/* 1 when this process's GEMM variant has an indirect-A kernel. */
+int gemm_f32_inda_available(void);
+cairn_status_t gemm_f32_packed_inda(const kctx_t *k, int64_t M, int64_t K, const void *packed_b,
+                                    const gemm_inda_t *a, float *C, int64_t ldc,
+                                    const gemm_epilogue_t *epi);
+
 /* Strided batch: for b in [0, batch), the GEMM on A + b*stride_a,
  * B + b*stride_b, C + b*stride_c (stride 0 broadcasts an operand). The
  * epilogue's bias and residual are shared by every batch item unless

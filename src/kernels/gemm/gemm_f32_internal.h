@@ -106,6 +106,16 @@ typedef struct gemm_f32_variant {
     void (*gemv_packed)(int m, int64_t K, int64_t kc, int64_t npad, float alpha, const float *A,
                         int64_t rs_a, int64_t cs_a, const float *Bp, int64_t n0, int64_t n1,
                         float *C, int64_t ldc);
+    /* Indirect-A tile (NULL: none; gemm_f32_packed_inda is then
+     * unavailable): T (MR x NR, row stride NR) = (acc ? T : 0) + the MR x kc
+     * block A(r, k) = px[r][off[k]] times a kc x NR micro-panel of a B
+     * packed by gemm_f32_pack_b */
+    void (*inda)(int64_t kc, const float *const *px, const int64_t *off, const float *Bp,
+                 float *T, int acc);
+    /* such a T stored transposed: C[c * ldc + r] for r < npx, c < nch, through
+     * e (bias_row per column of T, residual indexed like C) */
+    void (*tile_store_t)(const float *T, int npx, int nch, float *C, int64_t ldc,
+                         const gemm_tile_epi_t *e);
 } gemm_f32_variant_t;
 
 /* Best first. */
@@ -213,6 +223,14 @@ void gemm_f32_indb_6x16_avx2(int64_t kc, const float *A, const float *B, const i
                              float *T, int acc, const gemm_indb_epi_t *ep);
 void gemm_f32_tile_store_avx2(const float *T, int m, int n, float *C, int64_t ldc,
                               const gemm_tile_epi_t *e);
+void gemm_f32_inda_ref_4x8(int64_t kc, const float *const *px, const int64_t *off,
+                           const float *Bp, float *T, int acc);
+void gemm_f32_tile_store_t_ref_4x8(const float *T, int npx, int nch, float *C, int64_t ldc,
+                                   const gemm_tile_epi_t *e);
+void gemm_f32_inda_6x16_avx2(int64_t kc, const float *const *px, const int64_t *off,
+                             const float *Bp, float *T, int acc);
+void gemm_f32_tile_store_t_avx2(const float *T, int npx, int nch, float *C, int64_t ldc,
+                                const gemm_tile_epi_t *e);
 void gemm_f32_gemv_packed_avx2(int m, int64_t K, int64_t kc, int64_t npad, float alpha,
                                const float *A, int64_t rs_a, int64_t cs_a, const float *Bp,
                                int64_t n0, int64_t n1, float *C, int64_t ldc);

@@ -129,6 +129,44 @@ void gemm_f32_tile_store_ref_4x8(const float *T, int m, int n, float *C, int64_t
         }
 }
 
+void gemm_f32_inda_ref_4x8(int64_t kc, const float *const *px, const int64_t *off,
+                           const float *Bp, float *T, int acc)
+{
+    float t[MR][NR];
+    for (int r = 0; r < MR; r++)
+        for (int c = 0; c < NR; c++)
+            t[r][c] = acc ? T[r * NR + c] : 0.0f;
+    for (int64_t k = 0; k < kc; k++) {
+        const float *b = Bp + k * NR;
+        for (int r = 0; r < MR; r++) {
+            const float a = px[r][off[k]];
+            for (int c = 0; c < NR; c++)
+                t[r][c] += a * b[c];
+        }
+    }
+    for (int r = 0; r < MR; r++)
+        for (int c = 0; c < NR; c++)
+            T[r * NR + c] = t[r][c];
+}
+
+void gemm_f32_tile_store_t_ref_4x8(const float *T, int npx, int nch, float *C, int64_t ldc,
+                                   const gemm_tile_epi_t *e)
+{
+    for (int r = 0; r < npx; r++)
+        for (int c = 0; c < nch; c++) {
+            float v = T[r * NR + c];
+            if (e) {
+                if (e->bias_row)
+                    v += e->bias_row[c];
+                v = gemm_act_apply_f32(e->act, v, e->lo, e->hi) * e->scale;
+                if (e->res)
+                    v += e->res[c * e->ldr + r];
+                v = gemm_act_apply_f32(e->post_act, v, e->post_lo, e->post_hi);
+            }
+            C[c * ldc + r] = v;
+        }
+}
+
 void gemm_f32_smallm_ref(int m, int64_t n, int64_t K, float alpha, const float *A, int64_t rs_a,
                          int64_t cs_a, const float *B, int64_t ldb, float beta, float *C,
                          int64_t ldc)

@@ -524,8 +524,6 @@ void gemm_f32_indb_6x16_avx2(int64_t kc, const float *A, const float *B, const i
                        "xmm15");
 }
 #undef IB_STEP
-#undef IB_TILE_REGS
-#undef IB_TILE_REGS_ST
 #undef IB_ALL12
 #undef IB_BIAS_ROW
 #undef IB_RES_ROW
@@ -533,6 +531,137 @@ void gemm_f32_indb_6x16_avx2(int64_t kc, const float *A, const float *B, const i
 #undef IB_CLAMP
 #undef IB_COLS12
 #undef IB_EPILOGUE
+
+/* Indirect-A tile (gemm_f32_variant_t.inda): row r of A is pixel r of an
+ * image, A(r, k) = px[r][off[k]], against a B micro-panel packed as
+ * gemm_f32_pack_b lays it out (kc x 16). Per k step one offset load, 2
+ * aligned B loads, 6 broadcasts through the pixel pointers, 12 FMAs; the
+ * 6 pixel pointers live in registers for the whole loop. T (6 x 16, row
+ * stride 16) accumulates when acc is set. */
+#define IA_STEP(oo, bo)                                                                           \
+    "movq " #oo "(%[o]), %[t]\n\t"                                                                \
+    "vmovaps " #bo "(%[b]), %%ymm0\n\t"                                                           \
+    "vmovaps " #bo "+32(%[b]), %%ymm1\n\t"                                                        \
+    "vbroadcastss (%[p0],%[t],4), %%ymm2\n\t"                                                     \
+    "vfmadd231ps %%ymm0, %%ymm2, %%ymm4\n\t"                                                      \
+    "vfmadd231ps %%ymm1, %%ymm2, %%ymm5\n\t"                                                      \
+    "vbroadcastss (%[p1],%[t],4), %%ymm3\n\t"                                                     \
+    "vfmadd231ps %%ymm0, %%ymm3, %%ymm6\n\t"                                                      \
+    "vfmadd231ps %%ymm1, %%ymm3, %%ymm7\n\t"                                                      \
+    "vbroadcastss (%[p2],%[t],4), %%ymm2\n\t"                                                     \
+    "vfmadd231ps %%ymm0, %%ymm2, %%ymm8\n\t"                                                      \
+    "vfmadd231ps %%ymm1, %%ymm2, %%ymm9\n\t"                                                      \
+    "vbroadcastss (%[p3],%[t],4), %%ymm3\n\t"                                                     \
+    "vfmadd231ps %%ymm0, %%ymm3, %%ymm10\n\t"                                                     \
+    "vfmadd231ps %%ymm1, %%ymm3, %%ymm11\n\t"                                                     \
+    "vbroadcastss (%[p4],%[t],4), %%ymm2\n\t"                                                     \
+    "vfmadd231ps %%ymm0, %%ymm2, %%ymm12\n\t"                                                     \
+    "vfmadd231ps %%ymm1, %%ymm2, %%ymm13\n\t"                                                     \
+    "vbroadcastss (%[p5],%[t],4), %%ymm3\n\t"                                                     \
+    "vfmadd231ps %%ymm0, %%ymm3, %%ymm14\n\t"                                                     \
+    "vfmadd231ps %%ymm1, %%ymm3, %%ymm15\n\t"
+
+void gemm_f32_inda_6x16_avx2(int64_t kc, const float *const *px, const int64_t *off,
+                             const float *Bp, float *T, int acc)
+{
+    const int64_t *oe = off + kc, *oe4 = off + kc / 4 * 4;
+    int64_t t;
+    __asm__ volatile("cmpl $0, %[acc]\n\t"
+                     "je 5f\n\t"
+                     IB_TILE_REGS("vmovups")
+                     "jmp 6f\n\t"
+                     "5:\n\t"
+                     "vxorps %%ymm4, %%ymm4, %%ymm4\n\t"
+                     "vxorps %%ymm5, %%ymm5, %%ymm5\n\t"
+                     "vxorps %%ymm6, %%ymm6, %%ymm6\n\t"
+                     "vxorps %%ymm7, %%ymm7, %%ymm7\n\t"
+                     "vxorps %%ymm8, %%ymm8, %%ymm8\n\t"
+                     "vxorps %%ymm9, %%ymm9, %%ymm9\n\t"
+                     "vxorps %%ymm10, %%ymm10, %%ymm10\n\t"
+                     "vxorps %%ymm11, %%ymm11, %%ymm11\n\t"
+                     "vxorps %%ymm12, %%ymm12, %%ymm12\n\t"
+                     "vxorps %%ymm13, %%ymm13, %%ymm13\n\t"
+                     "vxorps %%ymm14, %%ymm14, %%ymm14\n\t"
+                     "vxorps %%ymm15, %%ymm15, %%ymm15\n\t"
+                     "6:\n\t"
+                     "cmpq %[oe4], %[o]\n\t"
+                     "jae 2f\n\t"
+                     "1:\n\t"
+                     "prefetcht0 512(%[b])\n\t"
+                     IA_STEP(0, 0)
+                     "prefetcht0 576(%[b])\n\t"
+                     IA_STEP(8, 64)
+                     "prefetcht0 640(%[b])\n\t"
+                     IA_STEP(16, 128)
+                     "prefetcht0 704(%[b])\n\t"
+                     IA_STEP(24, 192)
+                     "addq $32, %[o]\n\t"
+                     "addq $256, %[b]\n\t"
+                     "cmpq %[oe4], %[o]\n\t"
+                     "jb 1b\n\t"
+                     "2:\n\t"
+                     "cmpq %[oe], %[o]\n\t"
+                     "jae 4f\n\t"
+                     "3:\n\t"
+                     IA_STEP(0, 0)
+                     "addq $8, %[o]\n\t"
+                     "addq $64, %[b]\n\t"
+                     "cmpq %[oe], %[o]\n\t"
+                     "jb 3b\n\t"
+                     "4:\n\t"
+                     IB_TILE_REGS_ST
+                     : [o] "+r"(off), [b] "+r"(Bp), [t] "=&r"(t)
+                     : [p0] "r"(px[0]), [p1] "r"(px[1]), [p2] "r"(px[2]), [p3] "r"(px[3]),
+                       [p4] "r"(px[4]), [p5] "r"(px[5]), [oe] "r"(oe), [oe4] "r"(oe4),
+                       [T] "r"(T), [acc] "m"(acc)
+                     : "memory", "cc", "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6",
+                       "xmm7", "xmm8", "xmm9", "xmm10", "xmm11", "xmm12", "xmm13", "xmm14",
+                       "xmm15");
+}
+#undef IA_STEP
+#undef IB_TILE_REGS
+#undef IB_TILE_REGS_ST
+
+/* The 6 x 16 tile T of an indirect-A product (rows pixels, columns
+ * channels) stored transposed: C[c * ldc + r] for pixels r < npx and
+ * channels c < nch, through e (bias_row: per channel; res: at channel 0,
+ * pixel 0, channel rows ldr apart). Bias and the first activation run on
+ * the 16-channel vectors; the residual, the second activation and the
+ * store go element by element (C's rows are channels). */
+void gemm_f32_tile_store_t_avx2(const float *T, int npx, int nch, float *C, int64_t ldc,
+                                const gemm_tile_epi_t *e)
+{
+    float t[NR] __attribute__((aligned(32)));
+    const __m256i m0 = lane_mask(nch), m1 = lane_mask(nch - 8);
+    __m256 b0 = _mm256_setzero_ps(), b1 = _mm256_setzero_ps();
+    if (e && e->bias_row) {
+        b0 = _mm256_maskload_ps(e->bias_row, m0);
+        b1 = _mm256_maskload_ps(e->bias_row + 8, m1);
+    }
+    for (int r = 0; r < npx; r++) {
+        __m256 v0 = _mm256_add_ps(_mm256_loadu_ps(T + r * NR), b0);
+        __m256 v1 = _mm256_add_ps(_mm256_loadu_ps(T + r * NR + 8), b1);
+        if (e) {
+            v0 = act256(v0, e->act, e->lo, e->hi);
+            v1 = act256(v1, e->act, e->lo, e->hi);
+            if (e->scale != 1.0f) {
+                v0 = _mm256_mul_ps(v0, _mm256_set1_ps(e->scale));
+                v1 = _mm256_mul_ps(v1, _mm256_set1_ps(e->scale));
+            }
+        }
+        _mm256_store_ps(t, v0);
+        _mm256_store_ps(t + 8, v1);
+        if (e && (e->res || e->post_act != GEMM_ACT_NONE)) {
+            for (int c = 0; c < nch; c++) {
+                float x = t[c] + (e->res ? e->res[c * e->ldr + r] : 0.0f);
+                C[c * ldc + r] = gemm_act_apply_f32(e->post_act, x, e->post_lo, e->post_hi);
+            }
+        } else {
+            for (int c = 0; c < nch; c++)
+                C[c * ldc + r] = t[c];
+        }
+    }
+}
 
 /* Columns [0, n) of rows [0, m) of the 6 x 16 tile T (row stride 16)
  * through the epilogue e (NULL: none) into C. */
@@ -1016,6 +1145,16 @@ void gemm_f32_tile_store_avx2(const float *T, int m, int n, float *C, int64_t ld
                               const gemm_tile_epi_t *e)
 {
     (void)T, (void)m, (void)n, (void)C, (void)ldc, (void)e;
+}
+void gemm_f32_inda_6x16_avx2(int64_t kc, const float *const *px, const int64_t *off,
+                             const float *Bp, float *T, int acc)
+{
+    (void)kc, (void)px, (void)off, (void)Bp, (void)T, (void)acc;
+}
+void gemm_f32_tile_store_t_avx2(const float *T, int npx, int nch, float *C, int64_t ldc,
+                                const gemm_tile_epi_t *e)
+{
+    (void)T, (void)npx, (void)nch, (void)C, (void)ldc, (void)e;
 }
 GEMM_LOWP_UK(gemm_s8_ukernel_6x16_avx2_s16)
 {
