@@ -156,8 +156,8 @@ static __m256 act256_call(__m256 v, gemm_act_t act, float lo, float hi)
     case GEMM_ACT_GELU_TANH:
         return gelu256(v, gelu_tanh_p, gelu_tanh_q);
     case GEMM_ACT_SILU:
-        /* x < -88: x sigmoid(x) is below 6e-37 in magnitude; -88 * 1/(1 + e^88)
-         * keeps it so whether vrcpps flushes 1/(1 + e^88) to 0 or not */
+        /* x < -88: |x sigmoid(x)| < 6e-37, and so is -88 / (1 + e^88); x / (1 +
+         * e^88) itself would be -2 for x = -FLT_MAX (e^-x is clamped) */
         return mul_sigmoid256(_mm256_max_ps(_mm256_set1_ps(-88.0f), v), v);
     case GEMM_ACT_SIGMOID:
         return mul_sigmoid256(_mm256_set1_ps(1.0f), v);
