@@ -28,49 +28,72 @@
 
 #define ALWAYS_INLINE static inline __attribute__((always_inline))
 
-/* e^x, |rel err| ~ 2 ulp on the clamped range; exp(-inf..-87) -> ~1e-38. */
+/* The epilogue's transcendental activations: the same formulas as the
+ * AVX2 ones in x86_avx2.c (see there for their derivation and measured
+ * errors; tests/unit/test_gemm_act.c checks every variant the CPU runs),
+ * on 16 lanes. NaN in gives NaN out. */
+
+/* min(max(x, lo), hi) that keeps a NaN x */
+ALWAYS_INLINE __m512 clamp_nan512(__m512 x, float lo, float hi)
+{
+    return _mm512_min_ps(_mm512_set1_ps(hi), _mm512_max_ps(_mm512_set1_ps(lo), x));
+}
+
+/* e^x for x clamped to [-87, 88] (x86_avx2.c's exp256) */
 ALWAYS_INLINE __m512 exp512(__m512 x)
 {
-    x = _mm512_min_ps(_mm512_max_ps(x, _mm512_set1_ps(-87.0f)), _mm512_set1_ps(88.0f));
-    __m512 n = _mm512_roundscale_ps(_mm512_mul_ps(x, _mm512_set1_ps(1.44269504088896341f)),
-                                    _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-    /* r = x - n*ln2 with ln2 split so n*ln2_hi is exact */
+    const __m512 magic = _mm512_set1_ps(12582912.0f + 127.0f);
+    x = clamp_nan512(x, -87.0f, 88.0f);
+    __m512 k = _mm512_fmadd_ps(x, _mm512_set1_ps(1.44269504088896341f), magic);
+    __m512 n = _mm512_sub_ps(k, magic);
     __m512 r = _mm512_fnmadd_ps(n, _mm512_set1_ps(0.693145751953125f), x);
     r = _mm512_fnmadd_ps(n, _mm512_set1_ps(1.428606765330187e-06f), r);
-    __m512 p = _mm512_set1_ps(1.0f / 5040.0f);
-    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.0f / 720.0f));
-    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.0f / 120.0f));
-    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.0f / 24.0f));
-    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.0f / 6.0f));
-    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(0.5f));
+    __m512 p = _mm512_set1_ps(1.384364255e-03f);
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(8.374155314e-03f));
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(4.166800219e-02f));
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.666643126e-01f));
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(4.999999421e-01f));
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.000000032e+00f));
     p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.0f));
-    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.0f));
-    return _mm512_scalef_ps(p, n);
+    __m512 scale = _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_castps_si512(k), 23));
+    return _mm512_mul_ps(p, scale);
 }
 
-ALWAYS_INLINE __m512 sigmoid512(__m512 x)
+/* num / (1 + e^-x) */
+ALWAYS_INLINE __m512 mul_sigmoid512(__m512 num, __m512 x)
 {
-    __m512 one = _mm512_set1_ps(1.0f);
-    return _mm512_div_ps(one, _mm512_add_ps(one, exp512(_mm512_sub_ps(_mm512_setzero_ps(), x))));
+    __m512 d = _mm512_add_ps(_mm512_set1_ps(1.0f), exp512(_mm512_sub_ps(_mm512_setzero_ps(), x)));
+    return _mm512_div_ps(num, d);
 }
 
-/* 1 + erf(x / sqrt 2) through erfc(|u|) = t*P(t)*exp(-u^2) (Abramowitz &
- * Stegun 7.1.26, |err| <= 1.5e-7), which keeps the negative tail exact in
- * relative terms instead of cancelling 1 - erf. */
-ALWAYS_INLINE __m512 one_plus_erf512(__m512 x)
+/* x P(x^2) / Q(x^2) on x clamped to [-6, 6], clamped to [-1, 1] */
+ALWAYS_INLINE __m512 odd_rational512(__m512 x, const float p[6], const float q[6])
 {
-    __m512 u = _mm512_mul_ps(_mm512_abs_ps(x), _mm512_set1_ps(0.70710678118654752f));
-    __m512 t = _mm512_div_ps(_mm512_set1_ps(1.0f),
-                             _mm512_fmadd_ps(u, _mm512_set1_ps(0.3275911f), _mm512_set1_ps(1.0f)));
-    __m512 p = _mm512_set1_ps(1.061405429f);
-    p = _mm512_fmadd_ps(p, t, _mm512_set1_ps(-1.453152027f));
-    p = _mm512_fmadd_ps(p, t, _mm512_set1_ps(1.421413741f));
-    p = _mm512_fmadd_ps(p, t, _mm512_set1_ps(-0.284496736f));
-    p = _mm512_fmadd_ps(p, t, _mm512_set1_ps(0.254829592f));
-    p = _mm512_mul_ps(p, t);
-    __m512 erfc = _mm512_mul_ps(p, exp512(_mm512_sub_ps(_mm512_setzero_ps(), _mm512_mul_ps(u, u))));
-    __mmask16 neg = _mm512_cmp_ps_mask(x, _mm512_setzero_ps(), _CMP_LT_OQ);
-    return _mm512_mask_blend_ps(neg, _mm512_sub_ps(_mm512_set1_ps(2.0f), erfc), erfc);
+    __m512 xc = clamp_nan512(x, -6.0f, 6.0f);
+    __m512 t = _mm512_mul_ps(xc, xc);
+    __m512 P = _mm512_set1_ps(p[5]), Q = _mm512_set1_ps(q[5]);
+#pragma GCC unroll 5
+    for (int i = 4; i >= 0; i--) {
+        P = _mm512_fmadd_ps(P, t, _mm512_set1_ps(p[i]));
+        Q = _mm512_fmadd_ps(Q, t, _mm512_set1_ps(q[i]));
+    }
+    return clamp_nan512(_mm512_div_ps(_mm512_mul_ps(xc, P), Q), -1.0f, 1.0f);
+}
+
+/* x86_avx2.c's fits of erf(x / sqrt 2) and tanh(sqrt(2/pi)(x + 0.044715 x^3)) */
+static const float gelu_erf_p[6] = {7.978843940e-01f, 7.047743310e-02f, 9.517868455e-03f,
+                                    3.647149921e-04f, 1.277638666e-05f, 4.262767143e-08f};
+static const float gelu_erf_q[6] = {1.0f, 2.549956948e-01f, 2.943060170e-02f,
+                                    1.961463321e-03f, 7.768083792e-05f, 1.158164870e-06f};
+static const float gelu_tanh_p[6] = {7.978846605e-01f, 6.011580211e-02f, 7.262762068e-03f,
+                                     2.638132774e-04f, 1.437300724e-05f, 5.065378501e-08f};
+static const float gelu_tanh_q[6] = {1.0f, 2.428364853e-01f, 2.420216496e-02f,
+                                     1.292277071e-03f, 7.593547031e-05f, 1.362398435e-06f};
+
+ALWAYS_INLINE __m512 gelu512(__m512 x, const float p[6], const float q[6])
+{
+    __m512 h = _mm512_mul_ps(x, _mm512_set1_ps(0.5f));
+    return _mm512_fmadd_ps(h, odd_rational512(x, p, q), h);
 }
 
 /* act applied to v (lo, hi: clip bounds); used before and after the residual add */
@@ -82,18 +105,13 @@ static __m512 act512(__m512 v, gemm_act_t act, float lo, float hi)
     case GEMM_ACT_RELU:
         return _mm512_max_ps(v, _mm512_setzero_ps());
     case GEMM_ACT_GELU_ERF:
-        return _mm512_mul_ps(_mm512_mul_ps(v, _mm512_set1_ps(0.5f)), one_plus_erf512(v));
-    case GEMM_ACT_GELU_TANH: {
-        /* x/2 (1 + tanh z) = x * sigmoid(2z) */
-        __m512 v3 = _mm512_mul_ps(_mm512_mul_ps(v, v), v);
-        __m512 z = _mm512_fmadd_ps(v3, _mm512_set1_ps(0.044715f), v);
-        z = _mm512_mul_ps(z, _mm512_set1_ps(2.0f * 0.7978845608028654f));
-        return _mm512_mul_ps(v, sigmoid512(z));
-    }
+        return gelu512(v, gelu_erf_p, gelu_erf_q);
+    case GEMM_ACT_GELU_TANH:
+        return gelu512(v, gelu_tanh_p, gelu_tanh_q);
     case GEMM_ACT_SILU:
-        return _mm512_mul_ps(v, sigmoid512(v));
+        return mul_sigmoid512(_mm512_max_ps(_mm512_set1_ps(-88.0f), v), v);
     case GEMM_ACT_SIGMOID:
-        return sigmoid512(v);
+        return mul_sigmoid512(_mm512_set1_ps(1.0f), v);
     case GEMM_ACT_CLIP:
         return _mm512_min_ps(_mm512_max_ps(v, _mm512_set1_ps(lo)), _mm512_set1_ps(hi));
     }
