@@ -74,14 +74,17 @@ typedef struct conv_post {
  * bytes (64-byte aligned); conv_f32_packed_w is conv_f32 with them. The
  * compiler's prepack pass makes them at compile time. */
 size_t conv_f32_packed_w_size(const conv_params_t *p);
-/* The packed-weight path reads the input in place (no im2col) when the
- * convolution has group 1 and unit strides and the GEMM variant has an
- * indirect-B kernel (conv_direct in fast.c). enable = 0 turns that off for
- * the whole process (tests and benchmarks compare both paths); call it
- * only while no convolution runs, as conv_f32_workspace depends on it. */
+/* The packed-weight paths that read the input in place, without im2col
+ * (fast.c: the direct path over indirect B, and the indirect-A path for
+ * small planes, which conv_f32_pack_w chooses when it packs). enable = 0
+ * turns both off for the whole process, for weights packed afterwards
+ * (tests and benchmarks compare the paths); weights packed for indirect A
+ * keep using it. Call it only while no convolution runs, as
+ * conv_f32_workspace depends on it. */
 void conv_f32_set_direct(int enable);
-/* How conv_f32_packed_w computes p: "direct 1x1" (X read in place),
- * "direct" (the stride-phase planes), "1x1" or "im2col" (packed GEMM). */
+/* How conv_f32_packed_w computes p with weights packed now: "indirect-A",
+ * "direct 1x1" (X read in place), "direct" (the stride-phase planes), "1x1"
+ * or "im2col" (packed GEMM). */
 const char *conv_f32_packed_path(const conv_params_t *p);
 cairn_status_t conv_f32_pack_w(const conv_params_t *p, const float *W, void *packed, size_t size);
 cairn_status_t conv_f32_packed_w(const kctx_t *k, const conv_params_t *p, const float *X,

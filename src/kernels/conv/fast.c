@@ -132,7 +132,7 @@ static int inda_possible(const conv_params_t *p, ageom_t *g)
  * compile time) take the other paths. */
 static int inda_kind(const conv_params_t *p, ageom_t *g)
 {
-    if (!inda_possible(p, g))
+    if (!inda_possible(p, g) || atomic_load_explicit(&g_direct_off, memory_order_relaxed))
         return 0;
     const int64_t K = p->C * sp_size(p->kernel);
     if (p->M < 64 || K < 256 || p->out[2] >= 16 || p->out[1] * p->out[2] < 8)
