@@ -788,35 +788,36 @@ cairn_status_t op_linalg_conv_exec(const ir_node_t *n, const ktensor_t *in, int 
     return conv_ref(k, in[0].dtype, &kp, in[0].data, in[1].data, B, out[0].data);
 }
 
-const char *op_linalg_conv_packed_path(const ir_node_t *n, const ktensor_t *in)
+/* The kernel geometry of a Conv step whose input shapes are set; 0 (and
+ * no error left behind) when they do not resolve. */
+static int conv_params_of(const ir_node_t *n, const ktensor_t *in, conv_params_t *kp)
 {
     ir_shape_t xs, wgiven, wsh, y;
-    conv_params_t kp;
     shape_of(&in[0], &xs);
     shape_of(&in[1], &wgiven);
     if (conv_w_shape(n, &wgiven, &wsh) != CAIRN_OK ||
-        linalg_conv_geom(n, &xs, &wsh, &y, &kp) != CAIRN_OK) {
+        linalg_conv_geom(n, &xs, &wsh, &y, kp) != CAIRN_OK) {
         base_error_clear();
-        return "?";
+        return 0;
     }
-    return conv_f32_packed_path(&kp);
+    return 1;
+}
+
+const char *op_linalg_conv_packed_path(const ir_node_t *n, const ktensor_t *in)
+{
+    conv_params_t kp;
+    if (ir_attr_i(n, FUSED_CONV_PACKED) == 2)
+        return "indirect-A";
+    return conv_params_of(n, in, &kp) ? conv_f32_packed_a_path(&kp) : "?";
 }
 
 size_t op_linalg_conv_workspace(const ir_node_t *n, const ktensor_t *in, int n_in,
                                 const ktensor_t *out, int n_out)
 {
     (void)n_in, (void)out, (void)n_out;
-    if (n->op == IR_OP_ConvTranspose || in[0].dtype != CAIRN_F32)
-        return 0;
-    ir_shape_t xs, wgiven, wsh, y;
     conv_params_t kp;
-    shape_of(&in[0], &xs);
-    shape_of(&in[1], &wgiven);
-    if (conv_w_shape(n, &wgiven, &wsh) != CAIRN_OK ||
-        linalg_conv_geom(n, &xs, &wsh, &y, &kp) != CAIRN_OK) {
-        base_error_clear();
+    if (n->op == IR_OP_ConvTranspose || in[0].dtype != CAIRN_F32 || !conv_params_of(n, in, &kp))
         return 0;
-    }
     return conv_f32_workspace(&kp);
 }
 

@@ -86,6 +86,8 @@ void conv_f32_set_direct(int enable);
  * "direct 1x1" (X read in place), "direct" (the stride-phase planes), "1x1"
  * or "im2col" (packed GEMM). */
 const char *conv_f32_packed_path(const conv_params_t *p);
+/* The same for weights packed as the GEMM's A (not for indirect A). */
+const char *conv_f32_packed_a_path(const conv_params_t *p);
 cairn_status_t conv_f32_pack_w(const conv_params_t *p, const float *W, void *packed, size_t size);
 cairn_status_t conv_f32_packed_w(const kctx_t *k, const conv_params_t *p, const float *X,
                                  const void *Wp, const float *B, const conv_post_t *post,

@@ -162,8 +162,11 @@ static size_t inda_ws(const conv_params_t *p, const ageom_t *g)
 const char *conv_f32_packed_path(const conv_params_t *p)
 {
     ageom_t g;
-    if (inda_kind(p, &g))
-        return "indirect-A";
+    return inda_kind(p, &g) ? "indirect-A" : conv_f32_packed_a_path(p);
+}
+
+const char *conv_f32_packed_a_path(const conv_params_t *p)
+{
     switch (direct_kind(p)) {
     case 1:
         return "direct 1x1";

@@ -249,6 +249,15 @@ ALWAYS_INLINE void store_tile(__m256 acc[MR][2], int rows, float *C, int64_t ldc
     }
 }
 
+/* the 12 accumulators ymm4-ymm15 set to 0 */
+#define IB_ZERO12                                                                                 \
+    "vxorps %%ymm4, %%ymm4, %%ymm4\n\t" "vxorps %%ymm5, %%ymm5, %%ymm5\n\t"                       \
+    "vxorps %%ymm6, %%ymm6, %%ymm6\n\t" "vxorps %%ymm7, %%ymm7, %%ymm7\n\t"                       \
+    "vxorps %%ymm8, %%ymm8, %%ymm8\n\t" "vxorps %%ymm9, %%ymm9, %%ymm9\n\t"                       \
+    "vxorps %%ymm10, %%ymm10, %%ymm10\n\t" "vxorps %%ymm11, %%ymm11, %%ymm11\n\t"                 \
+    "vxorps %%ymm12, %%ymm12, %%ymm12\n\t" "vxorps %%ymm13, %%ymm13, %%ymm13\n\t"                 \
+    "vxorps %%ymm14, %%ymm14, %%ymm14\n\t" "vxorps %%ymm15, %%ymm15, %%ymm15\n\t"
+
 #define IB_TILE_REGS_ST                                                                           \
     "vmovups %%ymm4, 0(%[T])\n\t" "vmovups %%ymm5, 32(%[T])\n\t" "vmovups %%ymm6, 64(%[T])\n\t"       \
     "vmovups %%ymm7, 96(%[T])\n\t" "vmovups %%ymm8, 128(%[T])\n\t" "vmovups %%ymm9, 160(%[T])\n\t"    \
@@ -441,18 +450,7 @@ static void kernel_packed(int64_t kc, const float *A, const float *B, float *C, 
         ep.ldc_bytes = ldc * (int64_t)sizeof(float);
         epp = &ep;
     }
-    __asm__ volatile("vxorps %%ymm4, %%ymm4, %%ymm4\n\t"
-                     "vxorps %%ymm5, %%ymm5, %%ymm5\n\t"
-                     "vxorps %%ymm6, %%ymm6, %%ymm6\n\t"
-                     "vxorps %%ymm7, %%ymm7, %%ymm7\n\t"
-                     "vxorps %%ymm8, %%ymm8, %%ymm8\n\t"
-                     "vxorps %%ymm9, %%ymm9, %%ymm9\n\t"
-                     "vxorps %%ymm10, %%ymm10, %%ymm10\n\t"
-                     "vxorps %%ymm11, %%ymm11, %%ymm11\n\t"
-                     "vxorps %%ymm12, %%ymm12, %%ymm12\n\t"
-                     "vxorps %%ymm13, %%ymm13, %%ymm13\n\t"
-                     "vxorps %%ymm14, %%ymm14, %%ymm14\n\t"
-                     "vxorps %%ymm15, %%ymm15, %%ymm15\n\t"
+    __asm__ volatile(IB_ZERO12
                      "testq %[k4], %[k4]\n\t"
                      "jz 2f\n\t"
                      "1:\n\t"
@@ -535,18 +533,7 @@ void gemm_f32_indb_6x16_avx2(int64_t kc, const float *A, const float *B, const i
                      IB_TILE_REGS("vmovups")
                      "jmp 6f\n\t"
                      "5:\n\t"
-                     "vxorps %%ymm4, %%ymm4, %%ymm4\n\t"
-                     "vxorps %%ymm5, %%ymm5, %%ymm5\n\t"
-                     "vxorps %%ymm6, %%ymm6, %%ymm6\n\t"
-                     "vxorps %%ymm7, %%ymm7, %%ymm7\n\t"
-                     "vxorps %%ymm8, %%ymm8, %%ymm8\n\t"
-                     "vxorps %%ymm9, %%ymm9, %%ymm9\n\t"
-                     "vxorps %%ymm10, %%ymm10, %%ymm10\n\t"
-                     "vxorps %%ymm11, %%ymm11, %%ymm11\n\t"
-                     "vxorps %%ymm12, %%ymm12, %%ymm12\n\t"
-                     "vxorps %%ymm13, %%ymm13, %%ymm13\n\t"
-                     "vxorps %%ymm14, %%ymm14, %%ymm14\n\t"
-                     "vxorps %%ymm15, %%ymm15, %%ymm15\n\t"
+                     IB_ZERO12
                      "6:\n\t"
                      "testq %[k4], %[k4]\n\t"
                      "jz 2f\n\t"
@@ -626,18 +613,7 @@ void gemm_f32_inda_6x16_avx2(int64_t kc, const float *const *px, const int64_t *
                      IB_TILE_REGS("vmovups")
                      "jmp 6f\n\t"
                      "5:\n\t"
-                     "vxorps %%ymm4, %%ymm4, %%ymm4\n\t"
-                     "vxorps %%ymm5, %%ymm5, %%ymm5\n\t"
-                     "vxorps %%ymm6, %%ymm6, %%ymm6\n\t"
-                     "vxorps %%ymm7, %%ymm7, %%ymm7\n\t"
-                     "vxorps %%ymm8, %%ymm8, %%ymm8\n\t"
-                     "vxorps %%ymm9, %%ymm9, %%ymm9\n\t"
-                     "vxorps %%ymm10, %%ymm10, %%ymm10\n\t"
-                     "vxorps %%ymm11, %%ymm11, %%ymm11\n\t"
-                     "vxorps %%ymm12, %%ymm12, %%ymm12\n\t"
-                     "vxorps %%ymm13, %%ymm13, %%ymm13\n\t"
-                     "vxorps %%ymm14, %%ymm14, %%ymm14\n\t"
-                     "vxorps %%ymm15, %%ymm15, %%ymm15\n\t"
+                     IB_ZERO12
                      "6:\n\t"
                      "cmpq %[oe4], %[o]\n\t"
                      "jae 2f\n\t"
@@ -676,6 +652,7 @@ void gemm_f32_inda_6x16_avx2(int64_t kc, const float *const *px, const int64_t *
 #undef IA_STEP
 #undef IB_TILE_REGS
 #undef IB_TILE_REGS_ST
+#undef IB_ZERO12
 
 /* The 6 x 16 tile T of an indirect-A product (rows pixels, columns
  * channels) stored transposed: C[c * ldc + r] for pixels r < npx and
