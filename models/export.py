@@ -26,7 +26,8 @@ Test set (tests/models/, each under 2 MB, committed; the same code at small size
   t_minilm     the MiniLM graph, vocab 512, 2 layers, hidden 128, 4 heads, FFN 512, [2,16]
   t_gpt2       gpt2stack, 2 layers, hidden 128, 4 heads, FFN 512, x [1,16,128]
   t_resnet     ResNet-50-style: 7x7/2 stem, max pool, one torchvision Bottleneck (with
-               downsample) per stage at 8/16/32/64 planes, global pool, FC; x [1,3,64,64]
+               downsample) per stage at 16/16/32/64 planes, global pool, FC; x [1,3,64,64]
+               (the first stage's 3x3 is 16 -> 16 at 16x16: Winograd's geometry)
   t_mobilenet  torchvision MobileNetV2 at width 0.25, 10 classes, x [1,3,64,64]
   t_llama_mlp  LLaMA-style pre-norm MLP blocks: 2 x (x + down(silu(gate(h)) * up(h)), h =
                RMSNorm(x)), final RMSNorm; hidden 64, FFN 176, no biases, x [2,16,64]
@@ -207,7 +208,7 @@ class TinyResNet(nn.Module):
     """ResNet-50's graph in miniature: the same stem, torchvision Bottleneck blocks (1x1, 3x3,
     1x1 convolutions with BatchNorm, ReLU, a projection shortcut), pooling and classifier."""
 
-    def __init__(self, planes=(8, 16, 32, 64), classes=10):
+    def __init__(self, planes=(16, 16, 32, 64), classes=10):
         super().__init__()
         from torchvision.models.resnet import Bottleneck
         self.stem = nn.Sequential(nn.Conv2d(3, 16, 7, 2, 3, bias=False), nn.BatchNorm2d(16),

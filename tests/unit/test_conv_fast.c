@@ -153,21 +153,33 @@ static void run_case(const tcase_t *t, uint64_t seed)
     }
     /* pre-packed weights (group 1): the same results with W poisoned after packing */
     if (p.group == 1 && !conv_f32_is_depthwise(&p)) {
+      float *Wcopy = malloc((size_t)nw * sizeof(float));
+      memcpy(Wcopy, W, (size_t)nw * sizeof(float));
+      /* with Winograd (where it is chosen), then without */
+      const int wino_case = conv_wino_chosen(&p);
+      for (int wino = wino_case; wino >= 0; wino--) {
+        conv_f32_set_winograd(wino);
         size_t psz = conv_f32_packed_w_size(&p);
         void *Wp = base_aligned_alloc(psz, 64);
-        float *Wcopy = malloc((size_t)nw * sizeof(float));
-        memcpy(Wcopy, W, (size_t)nw * sizeof(float));
-        CHECK_OK(conv_f32_pack_w(&p, W, Wp, psz));
+        CHECK_OK(conv_f32_pack_w(&p, Wcopy, Wp, psz));
         for (int64_t i = 0; i < nw; i++)
             W[i] = NAN;
+        const int kind = conv_f32_packed_kind(Wp);
+        CHECK(wino ? kind == 'W' : kind == 'A' || kind == 'B');
+        /* the cases named "winograd" are meant for it wherever the CPU
+         * runs it; those named "direct" or "indirect-A" for those paths
+         * wherever the GEMM variant has the indirect kernel (once
+         * Winograd is off) */
+        if (wino)
+            CHECK(!strcmp(conv_f32_packed_path(&p), "winograd"));
+        else if (!strncmp(t->name, "winograd", 8) && conv_wino_possible(&p))
+            CHECK_MSG(wino_case, "%s: Winograd not chosen", t->name);
+        if (!wino && !strncmp(t->name, "direct", 6) && gemm_f32_indb_min_n() > 0)
+            CHECK(!strncmp(conv_f32_packed_path(&p), "direct", 6));
+        if (!wino && !strncmp(t->name, "indirect-A", 10) && gemm_f32_inda_available())
+            CHECK(!strcmp(conv_f32_packed_path(&p), "indirect-A"));
         /* both packed-weight paths: reading the input in place (direct,
          * where it applies) and im2col */
-        /* the cases named "direct" are meant for it: they must take it
-         * wherever the GEMM variant has an indirect-B kernel */
-        if (!strncmp(t->name, "direct", 6) && gemm_f32_indb_min_n() > 0)
-            CHECK(!strncmp(conv_f32_packed_path(&p), "direct", 6));
-        if (!strncmp(t->name, "indirect-A", 10) && gemm_f32_inda_available())
-            CHECK(!strcmp(conv_f32_packed_path(&p), "indirect-A"));
         for (int direct = 1; direct >= 0; direct--) {
             conv_f32_set_direct(direct);
             /* every epilogue: those the direct kernel applies from its
@@ -182,15 +194,25 @@ static void run_case(const tcase_t *t, uint64_t seed)
                     conv_f32_packed_w(v & 1 ? &k2 : NULL, &p, X, Wp, B, post, Y, ws, wsb));
                 char what[160];
                 snprintf(what, sizeof what, "%s (packed W, %s, variant %d)", t->name,
-                         direct ? "direct where it applies" : "im2col", v);
-                check_close_f32(Y, want, ny, atol, rtol, what);
+                         wino ? "winograd" : direct ? "direct where it applies" : "im2col", v);
+                check_close_f32(Y, want, ny, wino ? 3 * atol : atol, wino ? 3 * rtol : rtol,
+                                what);
             }
         }
         conv_f32_set_direct(1);
         CHECK(conv_f32_pack_w(&p, Wcopy, Wp, psz - 1) == CAIRN_ERR_INVALID_ARGUMENT);
-        memcpy(W, Wcopy, (size_t)nw * sizeof(float));
-        free(Wcopy);
+        if (wino) {
+            /* Winograd weights for another channel count are refused */
+            conv_params_t q = p;
+            q.M = p.M - 1;
+            CHECK_FAILS(conv_f32_packed_w(NULL, &q, X, Wp, B, NULL, Y, ws, wsb),
+                        CAIRN_ERR_INVALID_ARGUMENT, "Winograd");
+        }
         base_aligned_free(Wp);
+      }
+      conv_f32_set_winograd(1);
+      memcpy(W, Wcopy, (size_t)nw * sizeof(float));
+      free(Wcopy);
     } else {
         /* grouped and depthwise convolutions do not take packed weights */
         size_t psz = conv_f32_packed_w_size(&p);
@@ -273,6 +295,16 @@ static const tcase_t cases[] = {
     {"direct 1x1 tail", 2, 1, 33, 50, 1, {5, 7}, {1, 1}, {1, 1}, {1, 1}, {0, 0}, {0, 0}},
     {"direct 1x1 few tiles", 2, 1, 300, 17, 1, {4, 9}, {1, 1}, {1, 1}, {1, 1}, {0, 0}, {0, 0}},
     {"direct 7x7 stride 2", 2, 1, 3, 16, 1, {40, 37}, {7, 7}, {2, 2}, {1, 1}, {3, 3}, {3, 3}},
+    /* Winograd F(4x4, 3x3): planes not a multiple of 4 (partial tiles),
+     * channel counts not a multiple of 8 (partial blocks), pads 0 to 2 on
+     * either side, batch 2, K in several GEMM blocks, the smallest plane
+     * it takes (8x8) */
+    {"winograd 24x24", 2, 1, 16, 24, 1, {24, 24}, {3, 3}, {1, 1}, {1, 1}, {1, 1}, {1, 1}},
+    {"winograd odd", 2, 2, 13, 21, 1, {10, 15}, {3, 3}, {1, 1}, {1, 1}, {0, 2}, {2, 0}},
+    {"winograd no pad", 2, 1, 9, 17, 1, {11, 12}, {3, 3}, {1, 1}, {1, 1}, {0, 0}, {0, 0}},
+    {"winograd pad 2", 2, 1, 8, 16, 1, {9, 13}, {3, 3}, {1, 1}, {1, 1}, {2, 1}, {1, 2}},
+    {"winograd deep", 2, 1, 300, 24, 1, {9, 9}, {3, 3}, {1, 1}, {1, 1}, {1, 1}, {1, 1}},
+    {"winograd 8x8", 2, 1, 8, 40, 1, {8, 8}, {3, 3}, {1, 1}, {1, 1}, {1, 1}, {1, 1}},
 };
 
 /* The depthwise kernel the dispatch selected (AVX2 / AVX-512 / portable
@@ -553,8 +585,60 @@ static void test_session(void)
     cairn_graph_destroy(g);
 }
 
+/* Winograd's rounding error against the direct GEMM's, on one layer
+ * shaped like ResNet-50's second stage (128 input channels, 16x16 plane):
+ * max over outputs of |y - exact| / sum |x||w| (the bound the rounding of
+ * a dot product scales with). winograd.c states the bound asserted here. */
+static void test_winograd_accuracy(void)
+{
+    const tcase_t t = {"acc", 2, 1, 128, 16, 1, {16, 16}, {3, 3}, {1, 1}, {1, 1}, {1, 1}, {1, 1}};
+    conv_params_t p;
+    params_of(&t, &p);
+    if (!conv_wino_possible(&p))
+        return;
+    const int64_t nx = p.C * 256, nw = p.M * p.C * 9, ny = p.M * 256;
+    float *X = malloc((size_t)nx * sizeof(float)), *W = malloc((size_t)nw * sizeof(float));
+    float *Y = malloc((size_t)ny * sizeof(float));
+    double *want = malloc((size_t)ny * sizeof(double)), *mag = malloc((size_t)ny * sizeof(double));
+    check_rng_t r = {777};
+    check_fill_f32(&r, X, nx, -1, 1);
+    check_fill_f32(&r, W, nw, -1, 1);
+    oracle(&p, X, W, NULL, NULL, want);
+    /* sum |x||w| per output: the oracle on |X| and |W| */
+    float *aX = malloc((size_t)nx * sizeof(float)), *aW = malloc((size_t)nw * sizeof(float));
+    for (int64_t i = 0; i < nx; i++)
+        aX[i] = fabsf(X[i]);
+    for (int64_t i = 0; i < nw; i++)
+        aW[i] = fabsf(W[i]);
+    oracle(&p, aX, aW, NULL, NULL, mag);
+    size_t wsb = conv_f32_workspace(&p);
+    void *ws = base_aligned_alloc(wsb, 64);
+    double err[2] = {0, 0};
+    for (int wino = 1; wino >= 0; wino--) {
+        conv_f32_set_winograd(wino);
+        size_t psz = conv_f32_packed_w_size(&p);
+        void *Wp = base_aligned_alloc(psz, 64);
+        CHECK_OK(conv_f32_pack_w(&p, W, Wp, psz));
+        CHECK(!strcmp(conv_f32_packed_path(&p), wino ? "winograd" : "direct") ||
+              (!wino && gemm_f32_indb_min_n() == 0));
+        CHECK_OK(conv_f32_packed_w(NULL, &p, X, Wp, NULL, NULL, Y, ws, wsb));
+        for (int64_t i = 0; i < ny; i++) {
+            double e = fabs((double)Y[i] - want[i]) / mag[i];
+            err[wino] = e > err[wino] ? e : err[wino];
+        }
+        base_aligned_free(Wp);
+    }
+    conv_f32_set_winograd(1);
+    printf("winograd error %.2e, direct %.2e (max |y - exact| / sum |x||w|)\n", err[1], err[0]);
+    CHECK_MSG(err[1] <= 3e-6, "Winograd error %.3g over the stated 3e-6", err[1]);
+    CHECK_MSG(err[0] <= 1e-6, "direct error %.3g", err[0]);
+    base_aligned_free(ws);
+    free(X), free(W), free(Y), free(want), free(mag), free(aX), free(aW);
+}
+
 int main(void)
 {
+    test_winograd_accuracy();
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
         run_case(&cases[i], 100 + i);
     test_depthwise_sweep();

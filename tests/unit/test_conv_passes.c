@@ -6,6 +6,7 @@
 #include "compiler/pass.h"
 #include "ir/op_table.h"
 #include "ir/ops/fused.h"
+#include "kernels/conv/conv.h"
 #include "kernels/gemm/gemm.h"
 #include "runtime/session_internal.h"
 
@@ -239,8 +240,47 @@ static void test_prepack_conv(int one_d)
     cairn_graph_destroy(g);
 }
 
+/* prepack on a 3x3 stride-1 Conv that Winograd takes (where the CPU runs
+ * it): packed = 3 and the buffer in its layout; the outputs match the
+ * unpacked graph's; the same graph compiled with Winograd off packs for the
+ * GEMM instead. */
+static void test_prepack_winograd(void)
+{
+    cairn_graph_t *g;
+    CHECK_OK(cairn_graph_create(&g));
+    int64_t dx[4] = {1, 16, 13, 10}, dw[4] = {24, 16, 3, 3}, dm[1] = {24};
+    cairn_value_id x;
+    CHECK_OK(cairn_graph_add_input(g, "x", CAIRN_F32, 4, dx, NULL, &x));
+    cairn_value_id y = conv(g, "c3", x, tensor(g, "W", 4, dw, 41, -0.5, 0.5),
+                            tensor(g, "B", 1, dm, 42, -1, 1), 1, 1);
+    CHECK_OK(cairn_graph_mark_output(g, y));
+    conv_params_t kp = {1, 16, 24, 1, {1, 13, 10}, {1, 13, 10}, {1, 3, 3}, {1, 1, 1}, {1, 1, 1},
+                        {0, 1, 1}};
+    for (int wino = 1; wino >= 0; wino--) {
+        conv_f32_set_winograd(wino);
+        const int want = wino && conv_wino_chosen(&kp) ? 3 : -1;
+        ir_graph_t *c = compiled(g, "prepack");
+        const ir_node_t *n = find_op(c, IR_OP_FusedConv);
+        CHECK(n != NULL);
+        if (n && want == 3)
+            CHECK(ir_attr_i(n, FUSED_CONV_PACKED) == 3 &&
+                  conv_f32_packed_kind(c->values[n->inputs[1]].data) == 'W');
+        if (n && !wino)
+            CHECK(ir_attr_i(n, FUSED_CONV_PACKED) != 3);
+        ir_graph_destroy(c);
+        int64_t dims[1][CAIRN_MAX_RANK] = {{1, 16, 13, 10}};
+        int ranks[1] = {4};
+        /* Winograd rounds ~10x more than the direct sum (test_conv_fast
+         * measures it): up to ~6e-5 here, with sum |x||w| ~ 36 */
+        compare_runs(g, "prepack", 1, dims, ranks, want == 3 ? 1e-4 : 1e-5);
+    }
+    conv_f32_set_winograd(1);
+    cairn_graph_destroy(g);
+}
+
 int main(void)
 {
+    test_prepack_winograd();
     test_prepack_conv(0);
     test_prepack_conv(1);
     test_fold_bn(1);

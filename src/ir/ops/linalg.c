@@ -660,9 +660,12 @@ static cairn_status_t conv_w_shape(const ir_node_t *n, const ir_shape_t *given, 
         return base_error(CAIRN_ERR_SHAPE, "packed weights must be a 1-D u8 buffer, got rank %d",
                           given->rank);
     /* "packed" 2: the weights were packed as the GEMM's B (conv_f32_pack_w's
-     * layout for small planes), else as its A */
-    size_t need = ir_attr_i(n, FUSED_CONV_PACKED) == 2 ? gemm_f32_packed_b_size(K, w->d[0])
-                                                       : gemm_f32_packed_a_size(w->d[0], K);
+     * layout for small planes), 3: as Winograd's transformed filters, else
+     * (1) as the GEMM's A */
+    const int64_t layout = ir_attr_i(n, FUSED_CONV_PACKED);
+    size_t need = layout == 3   ? conv_wino_packed_size(w->d[0], w->d[1])
+                  : layout == 2 ? gemm_f32_packed_b_size(K, w->d[0])
+                                : gemm_f32_packed_a_size(w->d[0], K);
     if (ir_dim_known(given->d[0]) && (size_t)given->d[0] < need)
         return base_error(CAIRN_ERR_SHAPE,
                           "packed weights hold %lld bytes but W %lld x %lld needs %zu",
@@ -772,7 +775,9 @@ cairn_status_t op_linalg_conv_exec(const ir_node_t *n, const ktensor_t *in, int 
             return base_error(CAIRN_ERR_INTERNAL, "FusedConv %s ran without its workspace",
                               n->name ? n->name : "");
         /* the buffer's layout must be the one its size was checked for */
-        if ((ir_attr_i(n, FUSED_CONV_PACKED) == 2) != (gemm_f32_packed_kind(in[1].data) == 'B'))
+        static const char kinds[4] = {0, 'A', 'B', 'W'};
+        const int64_t layout = ir_attr_i(n, FUSED_CONV_PACKED);
+        if (layout < 1 || layout > 3 || conv_f32_packed_kind(in[1].data) != kinds[layout])
             return base_error(CAIRN_ERR_INVALID_ARGUMENT,
                               "FusedConv %s: packed weights are not in the layout \"packed\" = "
                               "%lld names",
@@ -808,6 +813,8 @@ const char *op_linalg_conv_packed_path(const ir_node_t *n, const ktensor_t *in)
     conv_params_t kp;
     if (ir_attr_i(n, FUSED_CONV_PACKED) == 2)
         return "indirect-A";
+    if (ir_attr_i(n, FUSED_CONV_PACKED) == 3)
+        return "winograd";
     return conv_params_of(n, in, &kp) ? conv_f32_packed_a_path(&kp) : "?";
 }
 

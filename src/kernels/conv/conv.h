@@ -93,6 +93,28 @@ cairn_status_t conv_f32_packed_w(const kctx_t *k, const conv_params_t *p, const 
                                  const void *Wp, const float *B, const conv_post_t *post,
                                  float *Y, void *ws, size_t ws_bytes);
 
+/* Winograd F(4x4, 3x3) (winograd.c) for 3x3 stride-1 group-1 2-D
+ * convolutions with AVX2: conv_f32_pack_w packs W this way when
+ * conv_wino_chosen (the plane and channel counts make it pay, and
+ * CAIRN_CONV_WINOGRAD=0 or conv_f32_set_winograd(0) did not turn it off);
+ * conv_f32_packed_w then runs it. conv_wino_possible: the geometry and CPU
+ * it can run (weights packed for it keep using it). */
+int conv_wino_possible(const conv_params_t *p);
+int conv_wino_chosen(const conv_params_t *p);
+void conv_f32_set_winograd(int enable);
+size_t conv_wino_packed_size(int64_t M, int64_t C);
+cairn_status_t conv_wino_pack(const conv_params_t *p, const float *W, void *packed, size_t size);
+/* 1 when packed starts with the Winograd buffer's magic (reads 4 bytes). */
+int conv_wino_is_packed(const void *packed);
+size_t conv_wino_workspace(const conv_params_t *p);
+cairn_status_t conv_wino_run(const kctx_t *k, const conv_params_t *p, const float *X,
+                             const void *Wp, const float *B, const conv_post_t *post, float *Y,
+                             void *ws, size_t ws_bytes);
+/* The layout conv_f32_pack_w gave a buffer: 'A' (the GEMM's A: im2col,
+ * 1x1 and direct paths), 'B' (indirect A), 'W' (Winograd), 0 unknown. The
+ * caller guarantees at least 64 readable bytes. */
+int conv_f32_packed_kind(const void *packed);
+
 /* 1 when conv_f32 runs p with the direct depthwise kernel. */
 int conv_f32_is_depthwise(const conv_params_t *p);
 /* 1 when conv_f32 runs p as a GEMM straight on X (1x1, stride 1, no pad). */

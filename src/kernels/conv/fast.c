@@ -6,6 +6,7 @@
  * and the depthwise kernel's), not double as in the reference.
  */
 #include "kernels/conv/conv.h"
+#include "kernels/conv/winograd.h"
 
 #include "base/alloc.h"
 #include "base/cpu.h"
@@ -162,7 +163,14 @@ static size_t inda_ws(const conv_params_t *p, const ageom_t *g)
 const char *conv_f32_packed_path(const conv_params_t *p)
 {
     ageom_t g;
+    if (conv_wino_chosen(p))
+        return "winograd";
     return inda_kind(p, &g) ? "indirect-A" : conv_f32_packed_a_path(p);
+}
+
+int conv_f32_packed_kind(const void *packed)
+{
+    return conv_wino_is_packed(packed) ? 'W' : gemm_f32_packed_kind(packed);
 }
 
 const char *conv_f32_packed_a_path(const conv_params_t *p)
@@ -202,6 +210,8 @@ size_t conv_f32_workspace(const conv_params_t *p)
         size_t a = inda_ws(p, &ag);
         direct = a > direct ? a : direct;
     }
+    size_t w = conv_wino_workspace(p); /* 0 unless Winograd-packed weights can run p */
+    direct = w > direct ? w : direct;
     if (conv_f32_is_pointwise(p))
         return direct;
     int64_t rows = p->C / (p->group > 0 ? p->group : 1) * sp_size(p->kernel);
@@ -442,6 +452,8 @@ cairn_status_t conv_f32(const kctx_t *k, const conv_params_t *p, const float *X,
 size_t conv_f32_packed_w_size(const conv_params_t *p)
 {
     ageom_t g;
+    if (conv_wino_chosen(p))
+        return conv_wino_packed_size(p->M, p->C);
     if (inda_kind(p, &g))
         return gemm_f32_packed_b_size(p->C * sp_size(p->kernel), p->M);
     return gemm_f32_packed_a_size(p->M, p->C * sp_size(p->kernel));
@@ -456,6 +468,8 @@ cairn_status_t conv_f32_pack_w(const conv_params_t *p, const float *W, void *pac
                           (long long)p->group);
     const int64_t K = p->C * sp_size(p->kernel);
     ageom_t g;
+    if (conv_wino_chosen(p))
+        return conv_wino_pack(p, W, packed, size);
     if (inda_kind(p, &g)) /* the weights as B: W^T, K x M */
         return gemm_f32_pack_b(1, K, p->M, W, K, packed, size);
     return gemm_f32_prepack_a(0, p->M, K, W, K, packed, size);
@@ -674,6 +688,8 @@ static cairn_status_t conv_f32_any(const kctx_t *k, const conv_params_t *p, cons
         epi.post_lo = post->post_lo;
         epi.post_hi = post->post_hi;
     }
+    if (Wp && conv_wino_is_packed(Wp))
+        return conv_wino_run(k, p, X, Wp, B, post, Y, ws, ws_bytes);
     ageom_t ag;
     if (Wp && gemm_f32_packed_kind(Wp) == 'B') {
         /* weights packed for the indirect-A path (conv_f32_pack_w chose it
