@@ -298,13 +298,15 @@ static const tcase_t cases[] = {
     /* Winograd F(4x4, 3x3): planes not a multiple of 4 (partial tiles),
      * channel counts not a multiple of 8 (partial blocks), pads 0 to 2 on
      * either side, batch 2, K in several GEMM blocks, the smallest plane
-     * it takes (8x8) */
+     * it takes (8x8), rows wider than its 32-tile window */
     {"winograd 24x24", 2, 1, 16, 24, 1, {24, 24}, {3, 3}, {1, 1}, {1, 1}, {1, 1}, {1, 1}},
     {"winograd odd", 2, 2, 13, 21, 1, {10, 15}, {3, 3}, {1, 1}, {1, 1}, {0, 2}, {2, 0}},
     {"winograd no pad", 2, 1, 9, 17, 1, {11, 12}, {3, 3}, {1, 1}, {1, 1}, {0, 0}, {0, 0}},
     {"winograd pad 2", 2, 1, 8, 16, 1, {9, 13}, {3, 3}, {1, 1}, {1, 1}, {2, 1}, {1, 2}},
     {"winograd deep", 2, 1, 300, 24, 1, {9, 9}, {3, 3}, {1, 1}, {1, 1}, {1, 1}, {1, 1}},
     {"winograd 8x8", 2, 1, 8, 40, 1, {8, 8}, {3, 3}, {1, 1}, {1, 1}, {1, 1}, {1, 1}},
+    /* rows wider than one padded window (32 tiles) */
+    {"winograd wide", 2, 1, 9, 16, 1, {9, 150}, {3, 3}, {1, 1}, {1, 1}, {1, 0}, {1, 1}},
 };
 
 /* The depthwise kernel the dispatch selected (AVX2 / AVX-512 / portable

@@ -38,8 +38,8 @@
  * item, no false sharing); (2) the 36 GEMMs, each on one thread (items:
  * xi), B pre-packed, A = V[xi] packed by the GEMM itself; (3) each row of
  * tiles is transformed back with the epilogue into Y (items: tile rows,
- * cut into output channel ranges likewise). Workspace: the padded rows
- * (6 per tile row), V and P.
+ * cut into output channel ranges likewise). Workspace: V and P (the padded
+ * input rows live on the stack, a window at a time).
  */
 #include "kernels/conv/winograd.h"
 
@@ -198,17 +198,15 @@ static void wino_geom(const conv_params_t *p, wino_geom_t *g)
     g->pt = p->pad[1], g->pl = p->pad[2];
     g->oh = p->out[1], g->ow = p->out[2];
     g->th = (g->oh + 3) / 4, g->tw = (g->ow + 3) / 4;
-    g->wp = 4 * g->tw + 2;
     g->C8 = up8(p->C), g->M8 = up8(p->M);
     const int64_t T = g->th * g->tw;
     g->ldv = g->C8, g->xs_v = T * g->C8;
     g->ldm = g->M8, g->xs_m = T * g->M8;
 }
 
-/* workspace floats: padded planes, V, products */
-static void ws_parts(const wino_geom_t *g, size_t *xp, size_t *v, size_t *m)
+/* workspace bytes: V, products */
+static void ws_parts(const wino_geom_t *g, size_t *v, size_t *m)
 {
-    *xp = base_round_up((size_t)(g->th * g->C8 * 6 * g->wp) * sizeof(float), BASE_ALIGN);
     *v = base_round_up((size_t)(36 * g->xs_v) * sizeof(float), BASE_ALIGN);
     *m = base_round_up((size_t)(36 * g->xs_m) * sizeof(float), BASE_ALIGN);
 }
@@ -220,9 +218,9 @@ size_t conv_wino_workspace(const conv_params_t *p)
         return 0;
     wino_geom_t g;
     wino_geom(p, &g);
-    size_t a, b, c;
-    ws_parts(&g, &a, &b, &c);
-    return a + b + c;
+    size_t a, b;
+    ws_parts(&g, &a, &b);
+    return a + b;
 }
 
 typedef struct wjob {
@@ -234,7 +232,7 @@ typedef struct wjob {
     const float *bias;
     const conv_post_t *post;
     const float *res;
-    float *y, *xp, *v, *m;
+    float *y, *v, *m;
     int64_t cparts, mparts; /* input and output channel ranges per tile row */
     atomic_int err;
 } wjob_t;
@@ -253,8 +251,7 @@ static void in_task(void *ctx, size_t begin, size_t end, int worker)
         for (int64_t cb = b0; cb < b1 && cb < g->C8 / 8; cb++) {
             const int64_t c0 = cb * 8;
             const int nc = j->p->C - c0 < 8 ? (int)(j->p->C - c0) : 8;
-            conv_wino_in_f32_avx2(g, j->x + c0 * g->plane, nc, th,
-                                  j->xp + (th * g->C8 + c0) * 6 * g->wp, j->v + c0);
+            conv_wino_in_f32_avx2(g, j->x + c0 * g->plane, nc, th, j->v + c0);
         }
     }
 }
@@ -304,13 +301,13 @@ cairn_status_t conv_wino_run(const kctx_t *k, const conv_params_t *p, const floa
                           (long long)h.C, (long long)h.M, (long long)p->C, (long long)p->M);
     wino_geom_t g;
     wino_geom(p, &g);
-    size_t sx, sv, sm;
-    ws_parts(&g, &sx, &sv, &sm);
-    if (!ws || ws_bytes < sx + sv + sm)
+    size_t sv, sm;
+    ws_parts(&g, &sv, &sm);
+    if (!ws || ws_bytes < sv + sm)
         return base_error(CAIRN_ERR_INTERNAL,
                           "conv_f32: Winograd workspace of %zu bytes given, "
                           "%zu needed",
-                          ws_bytes, sx + sv + sm);
+                          ws_bytes, sv + sm);
     base_pool_t *pool = k ? k->pool : NULL;
     const int64_t in_sz = g.plane, out_sz = g.oh * g.ow;
     wjob_t j = {.p = p,
@@ -319,9 +316,8 @@ cairn_status_t conv_wino_run(const kctx_t *k, const conv_params_t *p, const floa
                 .mb = h.mat_bytes,
                 .bias = B,
                 .post = post,
-                .xp = ws,
-                .v = (float *)((char *)ws + sx),
-                .m = (float *)((char *)ws + sx + sv)};
+                .v = ws,
+                .m = (float *)((char *)ws + sv)};
     atomic_init(&j.err, CAIRN_OK);
     /* the back transform by tile rows, all channels of a tile at once (the
      * 36 products of a tile are 36 rows of M8 contiguous floats); rows cut

@@ -14,18 +14,15 @@ typedef struct wino_geom {
     int64_t pt, pl;      /* padding before rows and columns */
     int64_t oh, ow;      /* output plane */
     int64_t th, tw;      /* 4x4 output tiles down and across */
-    int64_t wp;          /* pixels in a padded row: 4 tw + 2 */
     int64_t C8, M8;      /* channel counts rounded up to 8 */
     int64_t ldv, xs_v;   /* V: a row per tile (C8 floats), the 36 matrices xs_v apart */
     int64_t ldm, xs_m;   /* products: a row per tile (M8 floats), xs_m apart */
 } wino_geom_t;
 
 /* Tile row th of channels [8 cb, 8 cb + nc) of one image (x at the first,
- * planes g->plane apart): the 6 input rows under it padded into xp (6 x wp
- * x 8 floats), then its tiles transformed into V (v at column 8 cb of tile
- * 0, matrix 0). */
-void conv_wino_in_f32_avx2(const wino_geom_t *g, const float *x, int nc, int64_t th, float *xp,
-                           float *v);
+ * planes g->plane apart): the 6 input rows under it padded (on the stack)
+ * and its tiles transformed into V (v at column 8 cb of tile 0, matrix 0). */
+void conv_wino_in_f32_avx2(const wino_geom_t *g, const float *x, int nc, int64_t th, float *v);
 /* Output channels [m0, m1) (multiples of 8, the last block holding
  * channels up to M only) of tile row th: the products mo (matrix 0, tile
  * 0, column 0) transformed back, bias (NULL for none) and post applied,

@@ -4,10 +4,11 @@
  * channels are the eight lanes everywhere:
  *  - conv_wino_in_f32_avx2: the 6 input rows under one row of tiles, for
  *    a block of 8 input channels, are copied into zero-padded pixel-major
- *    rows (8 floats per pixel, 8x8 register transposes from the channel
- *    planes), then each 6x6 input tile is transformed, V = B^T d B, and
- *    its 36 vectors stored to the 36 GEMM operands (row = tile, 8 channels
- *    at the block's column);
+ *    rows on the stack (8 floats per pixel, 8x8 register transposes from
+ *    the channel planes; 32 tiles' width at a time, so the copy stays in
+ *    L1), then each 6x6 input tile is transformed, V = B^T d B, and its 36
+ *    vectors stored to the 36 GEMM operands (row = tile, 8 channels at the
+ *    block's column);
  *  - conv_wino_out_f32_avx2: the 36 product vectors of one tile and 8
  *    output channels are transformed back, Y = A^T m A (4x4 outputs), and
  *    the epilogue (bias, activation, residual, activation after it) is
@@ -77,64 +78,73 @@ static inline void transpose8(__m256 r[8])
     r[7] = _mm256_permute2f128_ps(s3, s7, 0x31);
 }
 
-/* padded row y of the 8-channel plane: pixel q at xr[q * 8 + l] holds
- * channel l's input column q - pl (0 outside) */
-static void pad_row(const wino_geom_t *g, const float *x, int nc, int64_t iy, float *xr)
+/* padded pixels [q0, q0 + n) of input row iy of the 8-channel block:
+ * pixel q at xr[(q - q0) * 8 + l] holds channel l's input column q - pl
+ * (0 outside the input or past channel nc) */
+static void pad_row(const wino_geom_t *g, const float *x, int nc, int64_t iy, int64_t q0, int64_t n,
+                    float *xr)
 {
-    const int64_t W = g->W, pl = g->pl, wp = g->wp;
     if (iy < 0 || iy >= g->H) {
-        memset(xr, 0, (size_t)wp * 8 * sizeof(float));
+        memset(xr, 0, (size_t)n * 8 * sizeof(float));
         return;
     }
     const float *src[8];
     for (int l = 0; l < 8; l++)
-        src[l] = l < nc ? x + l * g->plane + iy * W : NULL;
-    int64_t q = 0;
-    for (; q < pl && q < wp; q++)
-        _mm256_storeu_ps(xr + q * 8, _mm256_setzero_ps());
-    /* input columns [0, W) go to pixels pl + c */
-    int64_t c = 0;
-    for (; c + 8 <= W && pl + c + 8 <= wp; c += 8) {
+        src[l] = l < nc ? x + l * g->plane + iy * g->W : NULL;
+    /* input columns [c0, c1) land in this window */
+    int64_t c0 = q0 - g->pl, c1 = q0 + n - g->pl;
+    c0 = c0 < 0 ? 0 : c0;
+    c1 = c1 > g->W ? g->W : c1;
+    if (c1 < c0)
+        c1 = c0;
+    const int64_t lead = c0 + g->pl - q0, tail = q0 + n - (c1 + g->pl);
+    memset(xr, 0, (size_t)lead * 8 * sizeof(float));
+    float *d = xr + lead * 8;
+    int64_t c = c0;
+    for (; c + 8 <= c1; c += 8, d += 64) {
         __m256 r[8];
         for (int l = 0; l < 8; l++)
             r[l] = src[l] ? _mm256_loadu_ps(src[l] + c) : _mm256_setzero_ps();
         transpose8(r);
         for (int k = 0; k < 8; k++)
-            _mm256_storeu_ps(xr + (pl + c + k) * 8, r[k]);
+            _mm256_storeu_ps(d + k * 8, r[k]);
     }
-    for (; c < W && pl + c < wp; c++) {
-        float v[8];
+    for (; c < c1; c++, d += 8)
         for (int l = 0; l < 8; l++)
-            v[l] = src[l] ? src[l][c] : 0.0f;
-        memcpy(xr + (pl + c) * 8, v, sizeof v);
-    }
-    for (q = pl + c; q < wp; q++)
-        _mm256_storeu_ps(xr + q * 8, _mm256_setzero_ps());
+            d[l] = src[l] ? src[l][c] : 0.0f;
+    memset(d, 0, (size_t)tail * 8 * sizeof(float));
 }
 
-void conv_wino_in_f32_avx2(const wino_geom_t *g, const float *x, int nc, int64_t th, float *xp,
-                           float *v)
+/* tiles per padded window: 6 rows x (4 x 32 + 2) pixels x 8 channels = 25 KB
+ * on the stack, kept in L1 while its tiles are transformed */
+#define WIN_TILES 32
+#define WIN_PX (4 * WIN_TILES + 2)
+
+void conv_wino_in_f32_avx2(const wino_geom_t *g, const float *x, int nc, int64_t th, float *v)
 {
-    const int64_t wp = g->wp;
-    for (int64_t r = 0; r < 6; r++)
-        pad_row(g, x, nc, 4 * th + r - g->pt, xp + r * wp * 8);
-    for (int64_t tw = 0; tw < g->tw; tw++) {
-        const float *base = xp + 4 * tw * 8;
-        float *vt = v + (th * g->tw + tw) * g->ldv;
-        __m256 t[6][6];
-        for (int j = 0; j < 6; j++) {
-            __m256 d[6], r[6];
-            for (int i = 0; i < 6; i++)
-                d[i] = _mm256_loadu_ps(base + (i * wp + j) * 8);
-            bt6(d, r);
-            for (int i = 0; i < 6; i++)
-                t[i][j] = r[i];
-        }
-        for (int i = 0; i < 6; i++) {
-            __m256 r[6];
-            bt6(t[i], r);
-            for (int j = 0; j < 6; j++)
-                _mm256_storeu_ps(vt + (i * 6 + j) * g->xs_v, r[j]);
+    float xp[6 * WIN_PX * 8] __attribute__((aligned(32)));
+    for (int64_t t0 = 0; t0 < g->tw; t0 += WIN_TILES) {
+        const int64_t nt = g->tw - t0 < WIN_TILES ? g->tw - t0 : WIN_TILES, npx = 4 * nt + 2;
+        for (int64_t r = 0; r < 6; r++)
+            pad_row(g, x, nc, 4 * th + r - g->pt, 4 * t0, npx, xp + r * npx * 8);
+        for (int64_t tw = 0; tw < nt; tw++) {
+            const float *base = xp + 4 * tw * 8;
+            float *vt = v + (th * g->tw + t0 + tw) * g->ldv;
+            __m256 t[6][6];
+            for (int j = 0; j < 6; j++) {
+                __m256 d[6], r[6];
+                for (int i = 0; i < 6; i++)
+                    d[i] = _mm256_loadu_ps(base + (i * npx + j) * 8);
+                bt6(d, r);
+                for (int i = 0; i < 6; i++)
+                    t[i][j] = r[i];
+            }
+            for (int i = 0; i < 6; i++) {
+                __m256 r[6];
+                bt6(t[i], r);
+                for (int j = 0; j < 6; j++)
+                    _mm256_storeu_ps(vt + (i * 6 + j) * g->xs_v, r[j]);
+            }
         }
     }
 }
