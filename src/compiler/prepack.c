@@ -217,9 +217,13 @@ static cairn_status_t pack_conv(rw_t *r, int i)
     for (int d = 0; d < ws->rank; d++)
         wshape[d] = ws->d[d];
     /* 1: packed as the GEMM's A; 2: as its B (the indirect-A layout that
-     * conv_f32_pack_w picks for small planes); 3: Winograd's filters */
+     * conv_f32_pack_w picks for small planes); 3 and 4: Winograd's filters,
+     * F(4x4, 3x3) and F(2x2, 3x3) */
     const int kind = conv_f32_packed_kind(buf->data);
-    attrs[na++] = cairn_attr_int("packed", kind == 'W' ? 3 : kind == 'B' ? 2 : 1);
+    const int layout = kind == 'W' ? (conv_wino_packed_tile(buf->data) == 4 ? 3 : 4)
+                       : kind == 'B' ? 2
+                                     : 1;
+    attrs[na++] = cairn_attr_int("packed", layout);
     attrs[na++] = cairn_attr_ints("w_shape", wshape, (size_t)ws->rank);
     int in[4] = {X, pv, n->n_inputs > 2 ? n->inputs[2] : -1, n->n_inputs > 3 ? n->inputs[3] : -1};
     BASE_TRY(rw_try_replace(r, i, IR_OP_FusedConv, in, n->n_inputs, attrs, na, &i, 1));

@@ -171,7 +171,8 @@ static void run_case(const tcase_t *t, uint64_t seed)
          * wherever the GEMM variant has the indirect kernel (once
          * Winograd is off) */
         if (wino)
-            CHECK(!strcmp(conv_f32_packed_path(&p), "winograd"));
+            CHECK(!strncmp(conv_f32_packed_path(&p), "winograd", 8) &&
+                  conv_wino_packed_tile(Wp) == conv_wino_chosen(&p));
         else if (!strncmp(t->name, "winograd", 8) && conv_wino_possible(&p))
             CHECK_MSG(wino_case, "%s: Winograd not chosen", t->name);
         if (!wino && !strncmp(t->name, "direct", 6) && gemm_f32_indb_min_n() > 0)
@@ -307,6 +308,10 @@ static const tcase_t cases[] = {
     {"winograd 8x8", 2, 1, 8, 40, 1, {8, 8}, {3, 3}, {1, 1}, {1, 1}, {1, 1}, {1, 1}},
     /* rows wider than one padded window (32 tiles) */
     {"winograd wide", 2, 1, 9, 16, 1, {9, 150}, {3, 3}, {1, 1}, {1, 1}, {1, 0}, {1, 1}},
+    /* F(2x2, 3x3) on planes under 8x8 (ResNet-50's 7x7 stage), partial
+     * tiles and channel blocks, batch 2 */
+    {"winograd 2x2 7x7", 2, 1, 64, 72, 1, {7, 7}, {3, 3}, {1, 1}, {1, 1}, {1, 1}, {1, 1}},
+    {"winograd 2x2 odd", 2, 2, 70, 66, 1, {5, 6}, {3, 3}, {1, 1}, {1, 1}, {0, 1}, {1, 1}},
 };
 
 /* The depthwise kernel the dispatch selected (AVX2 / AVX-512 / portable

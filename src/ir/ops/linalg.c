@@ -660,10 +660,10 @@ static cairn_status_t conv_w_shape(const ir_node_t *n, const ir_shape_t *given, 
         return base_error(CAIRN_ERR_SHAPE, "packed weights must be a 1-D u8 buffer, got rank %d",
                           given->rank);
     /* "packed" 2: the weights were packed as the GEMM's B (conv_f32_pack_w's
-     * layout for small planes), 3: as Winograd's transformed filters, else
-     * (1) as the GEMM's A */
+     * layout for small planes), 3 and 4: as Winograd's transformed filters
+     * for F(4x4, 3x3) and F(2x2, 3x3), else (1) as the GEMM's A */
     const int64_t layout = ir_attr_i(n, FUSED_CONV_PACKED);
-    size_t need = layout == 3   ? conv_wino_packed_size(w->d[0], w->d[1])
+    size_t need = layout >= 3   ? conv_wino_packed_size(w->d[0], w->d[1], layout == 3 ? 4 : 2)
                   : layout == 2 ? gemm_f32_packed_b_size(K, w->d[0])
                                 : gemm_f32_packed_a_size(w->d[0], K);
     if (ir_dim_known(given->d[0]) && (size_t)given->d[0] < need)
@@ -775,9 +775,10 @@ cairn_status_t op_linalg_conv_exec(const ir_node_t *n, const ktensor_t *in, int 
             return base_error(CAIRN_ERR_INTERNAL, "FusedConv %s ran without its workspace",
                               n->name ? n->name : "");
         /* the buffer's layout must be the one its size was checked for */
-        static const char kinds[4] = {0, 'A', 'B', 'W'};
+        static const char kinds[5] = {0, 'A', 'B', 'W', 'W'};
         const int64_t layout = ir_attr_i(n, FUSED_CONV_PACKED);
-        if (layout < 1 || layout > 3 || conv_f32_packed_kind(in[1].data) != kinds[layout])
+        if (layout < 1 || layout > 4 || conv_f32_packed_kind(in[1].data) != kinds[layout] ||
+            (layout >= 3 && conv_wino_packed_tile(in[1].data) != (layout == 3 ? 4 : 2)))
             return base_error(CAIRN_ERR_INVALID_ARGUMENT,
                               "FusedConv %s: packed weights are not in the layout \"packed\" = "
                               "%lld names",
@@ -815,6 +816,8 @@ const char *op_linalg_conv_packed_path(const ir_node_t *n, const ktensor_t *in)
         return "indirect-A";
     if (ir_attr_i(n, FUSED_CONV_PACKED) == 3)
         return "winograd";
+    if (ir_attr_i(n, FUSED_CONV_PACKED) == 4)
+        return "winograd 2x2";
     return conv_params_of(n, in, &kp) ? conv_f32_packed_a_path(&kp) : "?";
 }
 

@@ -93,7 +93,7 @@ cairn_status_t conv_f32_packed_w(const kctx_t *k, const conv_params_t *p, const 
                                  const void *Wp, const float *B, const conv_post_t *post,
                                  float *Y, void *ws, size_t ws_bytes);
 
-/* Winograd F(4x4, 3x3) (winograd.c) for 3x3 stride-1 group-1 2-D
+/* Winograd F(4x4, 3x3) or F(2x2, 3x3) (winograd.c) for 3x3 stride-1 group-1 2-D
  * convolutions with AVX2: conv_f32_pack_w packs W this way when
  * conv_wino_chosen (the plane and channel counts make it pay, and
  * CAIRN_CONV_WINOGRAD=0 or conv_f32_set_winograd(0) did not turn it off);
@@ -102,7 +102,11 @@ cairn_status_t conv_f32_packed_w(const kctx_t *k, const conv_params_t *p, const 
 int conv_wino_possible(const conv_params_t *p);
 int conv_wino_chosen(const conv_params_t *p);
 void conv_f32_set_winograd(int enable);
-size_t conv_wino_packed_size(int64_t M, int64_t C);
+/* Bytes of the buffer for M x C filters at tile 4 (F(4x4, 3x3)) or 2
+ * (F(2x2, 3x3)); conv_wino_chosen returns the tile (0: not chosen). */
+size_t conv_wino_packed_size(int64_t M, int64_t C, int tile);
+/* The tile a Winograd buffer was packed for (0: not one; reads 64 bytes). */
+int conv_wino_packed_tile(const void *packed);
 cairn_status_t conv_wino_pack(const conv_params_t *p, const float *W, void *packed, size_t size);
 /* 1 when packed starts with the Winograd buffer's magic (reads 4 bytes). */
 int conv_wino_is_packed(const void *packed);

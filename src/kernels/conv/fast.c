@@ -163,8 +163,9 @@ static size_t inda_ws(const conv_params_t *p, const ageom_t *g)
 const char *conv_f32_packed_path(const conv_params_t *p)
 {
     ageom_t g;
-    if (conv_wino_chosen(p))
-        return "winograd";
+    const int tile = conv_wino_chosen(p);
+    if (tile)
+        return tile == 4 ? "winograd" : "winograd 2x2";
     return inda_kind(p, &g) ? "indirect-A" : conv_f32_packed_a_path(p);
 }
 
@@ -453,7 +454,7 @@ size_t conv_f32_packed_w_size(const conv_params_t *p)
 {
     ageom_t g;
     if (conv_wino_chosen(p))
-        return conv_wino_packed_size(p->M, p->C);
+        return conv_wino_packed_size(p->M, p->C, conv_wino_chosen(p));
     if (inda_kind(p, &g))
         return gemm_f32_packed_b_size(p->C * sp_size(p->kernel), p->M);
     return gemm_f32_packed_a_size(p->M, p->C * sp_size(p->kernel));

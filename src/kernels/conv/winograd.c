@@ -1,5 +1,11 @@
 /*
- * Winograd F(4x4, 3x3) for 3x3 stride-1 convolutions (group 1, 2-D).
+ * Winograd F(4x4, 3x3) and F(2x2, 3x3) for 3x3 stride-1 convolutions
+ * (group 1, 2-D). Described below for F(4x4); F(2x2) is the same with 2x2
+ * output tiles, 4x4 input tiles and 16 products (wino_tile_for picks it for
+ * planes under 8x8):
+ *   B^T = [1 0 -1 0; 0 1 1 0; 0 -1 1 0; 0 1 0 -1]
+ *   G   = [1 0 0; 1/2 1/2 1/2; 1/2 -1/2 1/2; 0 0 1]
+ *   A^T = [1 1 1 0; 0 1 -1 -1]
  *
  * Each 4x4 block of outputs of one output channel is, per input channel, a
  * 2-D correlation of a 6x6 input tile d with the 3x3 filter g. Winograd's
@@ -59,6 +65,7 @@ typedef struct wino_hdr {
     uint32_t magic, version;
     int64_t M, C, C8, M8;
     uint64_t mat_bytes; /* one packed U[xi], rounded up to 64 */
+    int32_t tile;       /* outputs per tile side: 4, F(4x4, 3x3), or 2, F(2x2, 3x3) */
 } wino_hdr_t;
 
 static int64_t up8(int64_t n)
@@ -101,20 +108,27 @@ int conv_wino_possible(const conv_params_t *p)
     return 1;
 }
 
-/* the geometries conv_wino_chosen takes when the path is on */
-static int wino_pays(const conv_params_t *p)
+/* The tile conv_wino_chosen takes when the path is on (0: none).
+ * F(4x4, 3x3) on planes of at least 8x8 with at least 8 input and 16
+ * output channels (the transforms are paid per channel, the savings per
+ * channel pair) and U up to ~9.4 MB (256 x 256 channels). F(2x2, 3x3) on
+ * smaller planes (ResNet-50's 7x7 stage: 4x4 tiles cover 8x8, where 2x2
+ * tiles of F(4x4) would compute 64 outputs for 49) with 64 to 512 channels:
+ * 16 multiplies per 4 outputs instead of 36, U 16/9 of the weights. */
+static int wino_tile_for(const conv_params_t *p)
 {
-    /* planes of at least 8x8 (2x2 tiles; ResNet-50's 7x7 stage would
-     * compute 64 outputs for 49 and stream 4x its 9.4 MB of weights), at
-     * least 8 input and 16 output channels (the transforms are paid per
-     * channel, the savings per channel pair), and U up to ~9.4 MB */
-    return conv_wino_possible(p) && p->out[1] >= 8 && p->out[2] >= 8 && p->C >= 8 && p->M >= 16 &&
-           up8(p->C) * up8(p->M) <= 256 * 256;
+    if (!conv_wino_possible(p))
+        return 0;
+    const int64_t c8m8 = up8(p->C) * up8(p->M);
+    if (p->out[1] >= 8 && p->out[2] >= 8)
+        return p->C >= 8 && p->M >= 16 && c8m8 <= 256 * 256 ? 4 : 0;
+    return p->out[1] >= 4 && p->out[2] >= 4 && p->C >= 64 && p->M >= 64 && c8m8 <= 512 * 512 ? 2
+                                                                                             : 0;
 }
 
 int conv_wino_chosen(const conv_params_t *p)
 {
-    return wino_pays(p) && wino_enabled();
+    return wino_enabled() ? wino_tile_for(p) : 0;
 }
 
 static size_t mat_bytes(int64_t C8, int64_t M8)
@@ -122,11 +136,25 @@ static size_t mat_bytes(int64_t C8, int64_t M8)
     return base_round_up(gemm_f32_packed_b_size(C8, M8), BASE_ALIGN);
 }
 
-size_t conv_wino_packed_size(int64_t M, int64_t C)
+static int nxi_of(int tile)
 {
-    if (M < 1 || C < 1)
+    return (tile + 2) * (tile + 2);
+}
+
+size_t conv_wino_packed_size(int64_t M, int64_t C, int tile)
+{
+    if (M < 1 || C < 1 || (tile != 2 && tile != 4))
         return 0;
-    return WINO_HEADER + 36 * mat_bytes(up8(C), up8(M));
+    return WINO_HEADER + (size_t)nxi_of(tile) * mat_bytes(up8(C), up8(M));
+}
+
+int conv_wino_packed_tile(const void *packed)
+{
+    wino_hdr_t h;
+    if (!conv_wino_is_packed(packed))
+        return 0;
+    memcpy(&h, packed, sizeof h);
+    return h.tile == 2 || h.tile == 4 ? h.tile : 0;
 }
 
 int conv_wino_is_packed(const void *packed)
@@ -142,62 +170,68 @@ cairn_status_t conv_wino_pack(const conv_params_t *p, const float *W, void *pack
 {
     if (!W || !packed)
         return base_error(CAIRN_ERR_INVALID_ARGUMENT, "conv_wino_pack: null weights or buffer");
-    if (!conv_wino_possible(p))
+    const int tile = wino_tile_for(p);
+    if (!tile)
         return base_error(CAIRN_ERR_INVALID_ARGUMENT,
-                          "conv_wino_pack: not a 3x3 stride-1 group-1 2-D convolution on a CPU "
-                          "with the Winograd kernels");
+                          "conv_wino_pack: not a 3x3 stride-1 group-1 2-D convolution that "
+                          "Winograd takes, on a CPU with its kernels");
     const int64_t M = p->M, C = p->C, C8 = up8(C), M8 = up8(M);
-    const size_t need = conv_wino_packed_size(M, C), mb = mat_bytes(C8, M8);
+    const int a = tile + 2, nxi = a * a;
+    const size_t need = conv_wino_packed_size(M, C, tile), mb = mat_bytes(C8, M8);
     if (size < need)
         return base_error(CAIRN_ERR_INVALID_ARGUMENT,
                           "conv_wino_pack: buffer of %zu bytes, %zu needed", size, need);
-    float *u = calloc((size_t)(36 * C8 * M8), sizeof(float));
+    float *u = calloc((size_t)(nxi * C8 * M8), sizeof(float));
     if (!u)
         return base_error(CAIRN_ERR_OUT_OF_MEMORY,
                           "conv_wino_pack: %lld x %lld transformed "
                           "weights",
                           (long long)M, (long long)C);
-    static const double G[6][3] = {{1.0 / 4, 0, 0},
-                                   {-1.0 / 6, -1.0 / 6, -1.0 / 6},
-                                   {-1.0 / 6, 1.0 / 6, -1.0 / 6},
-                                   {1.0 / 24, 1.0 / 12, 1.0 / 6},
-                                   {1.0 / 24, -1.0 / 12, 1.0 / 6},
-                                   {0, 0, 1}};
+    static const double G4[6][3] = {{1.0 / 4, 0, 0},
+                                    {-1.0 / 6, -1.0 / 6, -1.0 / 6},
+                                    {-1.0 / 6, 1.0 / 6, -1.0 / 6},
+                                    {1.0 / 24, 1.0 / 12, 1.0 / 6},
+                                    {1.0 / 24, -1.0 / 12, 1.0 / 6},
+                                    {0, 0, 1}};
+    static const double G2[4][3] = {{1, 0, 0}, {0.5, 0.5, 0.5}, {0.5, -0.5, 0.5}, {0, 0, 1}};
+    const double(*G)[3] = tile == 4 ? G4 : G2;
     /* u[xi][c][m] = (G g G^T)[xi] in double, rounded once */
     for (int64_t m = 0; m < M; m++)
         for (int64_t c = 0; c < C; c++) {
             const float *g = W + (m * C + c) * 9;
             double t[6][3]; /* G g */
-            for (int a = 0; a < 6; a++)
+            for (int r = 0; r < a; r++)
                 for (int j = 0; j < 3; j++)
-                    t[a][j] = G[a][0] * g[j] + G[a][1] * g[3 + j] + G[a][2] * g[6 + j];
-            for (int a = 0; a < 6; a++)
-                for (int b = 0; b < 6; b++)
-                    u[((a * 6 + b) * C8 + c) * M8 + m] =
-                        (float)(t[a][0] * G[b][0] + t[a][1] * G[b][1] + t[a][2] * G[b][2]);
+                    t[r][j] = G[r][0] * g[j] + G[r][1] * g[3 + j] + G[r][2] * g[6 + j];
+            for (int r = 0; r < a; r++)
+                for (int q = 0; q < a; q++)
+                    u[((r * a + q) * C8 + c) * M8 + m] =
+                        (float)(t[r][0] * G[q][0] + t[r][1] * G[q][1] + t[r][2] * G[q][2]);
         }
     wino_hdr_t h;
     memset(&h, 0, sizeof h);
     h.magic = WINO_MAGIC;
-    h.version = 1;
+    h.version = 2;
     h.M = M, h.C = C, h.C8 = C8, h.M8 = M8;
     h.mat_bytes = mb;
+    h.tile = tile;
     memset(packed, 0, WINO_HEADER);
     memcpy(packed, &h, sizeof h);
     cairn_status_t st = CAIRN_OK;
-    for (int xi = 0; xi < 36 && st == CAIRN_OK; xi++)
+    for (int xi = 0; xi < nxi && st == CAIRN_OK; xi++)
         st = gemm_f32_pack_b(0, C8, M8, u + (size_t)xi * C8 * M8, M8,
                              (char *)packed + WINO_HEADER + xi * mb, mb);
     free(u);
     return st;
 }
 
-static void wino_geom(const conv_params_t *p, wino_geom_t *g)
+static void wino_geom(const conv_params_t *p, int tile, wino_geom_t *g)
 {
+    g->m = tile, g->nxi = nxi_of(tile);
     g->H = p->in[1], g->W = p->in[2], g->plane = g->H * g->W;
     g->pt = p->pad[1], g->pl = p->pad[2];
     g->oh = p->out[1], g->ow = p->out[2];
-    g->th = (g->oh + 3) / 4, g->tw = (g->ow + 3) / 4;
+    g->th = (g->oh + tile - 1) / tile, g->tw = (g->ow + tile - 1) / tile;
     g->C8 = up8(p->C), g->M8 = up8(p->M);
     const int64_t T = g->th * g->tw;
     g->ldv = g->C8, g->xs_v = T * g->C8;
@@ -207,17 +241,18 @@ static void wino_geom(const conv_params_t *p, wino_geom_t *g)
 /* workspace bytes: V, products */
 static void ws_parts(const wino_geom_t *g, size_t *v, size_t *m)
 {
-    *v = base_round_up((size_t)(36 * g->xs_v) * sizeof(float), BASE_ALIGN);
-    *m = base_round_up((size_t)(36 * g->xs_m) * sizeof(float), BASE_ALIGN);
+    *v = base_round_up((size_t)(g->nxi * g->xs_v) * sizeof(float), BASE_ALIGN);
+    *m = base_round_up((size_t)(g->nxi * g->xs_m) * sizeof(float), BASE_ALIGN);
 }
 
 size_t conv_wino_workspace(const conv_params_t *p)
 {
     /* weights packed while the path was on keep it when it is turned off */
-    if (!wino_pays(p))
+    const int tile = wino_tile_for(p);
+    if (!tile)
         return 0;
     wino_geom_t g;
-    wino_geom(p, &g);
+    wino_geom(p, tile, &g);
     size_t a, b;
     ws_parts(&g, &a, &b);
     return a + b;
@@ -293,14 +328,15 @@ cairn_status_t conv_wino_run(const kctx_t *k, const conv_params_t *p, const floa
                           "convolution on a CPU with AVX2");
     wino_hdr_t h;
     memcpy(&h, Wp, sizeof h);
-    if (h.magic != WINO_MAGIC || h.version != 1 || h.M != p->M || h.C != p->C ||
-        h.C8 != up8(p->C) || h.M8 != up8(p->M) || h.mat_bytes != mat_bytes(h.C8, h.M8))
+    if (h.magic != WINO_MAGIC || h.version != 2 || h.M != p->M || h.C != p->C ||
+        h.C8 != up8(p->C) || h.M8 != up8(p->M) || h.mat_bytes != mat_bytes(h.C8, h.M8) ||
+        (h.tile != 2 && h.tile != 4))
         return base_error(CAIRN_ERR_INVALID_ARGUMENT,
                           "conv_f32: Winograd-packed weights are for %lld -> %lld channels, "
                           "the convolution has %lld -> %lld (or the buffer is corrupt)",
                           (long long)h.C, (long long)h.M, (long long)p->C, (long long)p->M);
     wino_geom_t g;
-    wino_geom(p, &g);
+    wino_geom(p, h.tile, &g);
     size_t sv, sm;
     ws_parts(&g, &sv, &sm);
     if (!ws || ws_bytes < sv + sm)
@@ -334,7 +370,7 @@ cairn_status_t conv_wino_run(const kctx_t *k, const conv_params_t *p, const floa
         j.y = Y + n * p->M * out_sz;
         j.res = post && post->residual ? post->residual + n * p->M * out_sz : NULL;
         base_pool_parallel_for_1d(pool, (size_t)(g.th * j.cparts), 1, in_task, &j);
-        base_pool_parallel_for_1d(pool, 36, 1, gemm_task, &j);
+        base_pool_parallel_for_1d(pool, (size_t)g.nxi, 1, gemm_task, &j);
         int err = atomic_load(&j.err);
         if (err != CAIRN_OK)
             return base_error_prefix((cairn_status_t)err, "conv_f32 (Winograd): ");

@@ -1,5 +1,5 @@
 /*
- * Winograd F(4x4, 3x3) convolution, internal to the conv kernels (conv.h
+ * Winograd F(4x4, 3x3) and F(2x2, 3x3) convolution, internal to the conv kernels (conv.h
  * has what the rest of the library calls). winograd.c holds the algorithm
  * and the driver; winograd_avx2.c the transforms.
  */
@@ -10,17 +10,18 @@
 
 /* One image's geometry and the workspace layouts (in floats). */
 typedef struct wino_geom {
+    int m, nxi;          /* outputs per tile side (4 or 2); (m + 2)^2 products */
     int64_t H, W, plane; /* input plane */
     int64_t pt, pl;      /* padding before rows and columns */
     int64_t oh, ow;      /* output plane */
-    int64_t th, tw;      /* 4x4 output tiles down and across */
+    int64_t th, tw;      /* m x m output tiles down and across */
     int64_t C8, M8;      /* channel counts rounded up to 8 */
     int64_t ldv, xs_v;   /* V: a row per tile (C8 floats), the 36 matrices xs_v apart */
     int64_t ldm, xs_m;   /* products: a row per tile (M8 floats), xs_m apart */
 } wino_geom_t;
 
 /* Tile row th of channels [8 cb, 8 cb + nc) of one image (x at the first,
- * planes g->plane apart): the 6 input rows under it padded (on the stack)
+ * planes g->plane apart): the m + 2 input rows under it padded (on the stack)
  * and its tiles transformed into V (v at column 8 cb of tile 0, matrix 0). */
 void conv_wino_in_f32_avx2(const wino_geom_t *g, const float *x, int nc, int64_t th, float *v);
 /* Output channels [m0, m1) (multiples of 8, the last block holding

@@ -58,6 +58,22 @@ static inline void at6(const __m256 m[6], __m256 y[4])
     y[3] = _mm256_add_ps(_mm256_fmadd_ps(_mm256_set1_ps(8.0f), d34, d12), m[5]);
 }
 
+/* F(2x2, 3x3): B^T = (1, 0, -1, 0), (0, 1, 1, 0), (0, -1, 1, 0), (0, 1, 0, -1) */
+static inline void bt4(const __m256 d[4], __m256 r[4])
+{
+    r[0] = _mm256_sub_ps(d[0], d[2]);
+    r[1] = _mm256_add_ps(d[1], d[2]);
+    r[2] = _mm256_sub_ps(d[2], d[1]);
+    r[3] = _mm256_sub_ps(d[1], d[3]);
+}
+
+/* F(2x2, 3x3): A^T = (1, 1, 1, 0), (0, 1, -1, -1) */
+static inline void at4(const __m256 m[4], __m256 y[2])
+{
+    y[0] = _mm256_add_ps(_mm256_add_ps(m[0], m[1]), m[2]);
+    y[1] = _mm256_sub_ps(_mm256_sub_ps(m[1], m[2]), m[3]);
+}
+
 static inline void transpose8(__m256 r[8])
 {
     __m256 t0 = _mm256_unpacklo_ps(r[0], r[1]), t1 = _mm256_unpackhi_ps(r[0], r[1]);
@@ -116,36 +132,54 @@ static void pad_row(const wino_geom_t *g, const float *x, int nc, int64_t iy, in
 }
 
 /* tiles per padded window: 6 rows x (4 x 32 + 2) pixels x 8 channels = 25 KB
- * on the stack, kept in L1 while its tiles are transformed */
+ * on the stack (F(4x4)), kept in L1 while its tiles are transformed */
 #define WIN_TILES 32
 #define WIN_PX (4 * WIN_TILES + 2)
+
+/* the tiles of one padded window (a = m + 2 a constant after inlining) */
+static inline __attribute__((always_inline)) void
+in_window(const wino_geom_t *g, const float *xp, int64_t npx, int64_t nt, float *vt, const int a)
+{
+    const int m = a - 2;
+    for (int64_t tw = 0; tw < nt; tw++, vt += g->ldv) {
+        const float *base = xp + m * tw * 8;
+        __m256 t[6][6];
+        for (int j = 0; j < a; j++) {
+            __m256 d[6], r[6];
+            for (int i = 0; i < a; i++)
+                d[i] = _mm256_loadu_ps(base + (i * npx + j) * 8);
+            if (a == 6)
+                bt6(d, r);
+            else
+                bt4(d, r);
+            for (int i = 0; i < a; i++)
+                t[i][j] = r[i];
+        }
+        for (int i = 0; i < a; i++) {
+            __m256 r[6];
+            if (a == 6)
+                bt6(t[i], r);
+            else
+                bt4(t[i], r);
+            for (int j = 0; j < a; j++)
+                _mm256_storeu_ps(vt + (i * a + j) * g->xs_v, r[j]);
+        }
+    }
+}
 
 void conv_wino_in_f32_avx2(const wino_geom_t *g, const float *x, int nc, int64_t th, float *v)
 {
     float xp[6 * WIN_PX * 8] __attribute__((aligned(32)));
+    const int m = g->m, a = m + 2;
     for (int64_t t0 = 0; t0 < g->tw; t0 += WIN_TILES) {
-        const int64_t nt = g->tw - t0 < WIN_TILES ? g->tw - t0 : WIN_TILES, npx = 4 * nt + 2;
-        for (int64_t r = 0; r < 6; r++)
-            pad_row(g, x, nc, 4 * th + r - g->pt, 4 * t0, npx, xp + r * npx * 8);
-        for (int64_t tw = 0; tw < nt; tw++) {
-            const float *base = xp + 4 * tw * 8;
-            float *vt = v + (th * g->tw + t0 + tw) * g->ldv;
-            __m256 t[6][6];
-            for (int j = 0; j < 6; j++) {
-                __m256 d[6], r[6];
-                for (int i = 0; i < 6; i++)
-                    d[i] = _mm256_loadu_ps(base + (i * npx + j) * 8);
-                bt6(d, r);
-                for (int i = 0; i < 6; i++)
-                    t[i][j] = r[i];
-            }
-            for (int i = 0; i < 6; i++) {
-                __m256 r[6];
-                bt6(t[i], r);
-                for (int j = 0; j < 6; j++)
-                    _mm256_storeu_ps(vt + (i * 6 + j) * g->xs_v, r[j]);
-            }
-        }
+        const int64_t nt = g->tw - t0 < WIN_TILES ? g->tw - t0 : WIN_TILES, npx = m * nt + 2;
+        for (int64_t r = 0; r < a; r++)
+            pad_row(g, x, nc, m * th + r - g->pt, m * t0, npx, xp + r * npx * 8);
+        float *vt = v + (th * g->tw + t0) * g->ldv;
+        if (a == 6)
+            in_window(g, xp, npx, nt, vt, 6);
+        else
+            in_window(g, xp, npx, nt, vt, 4);
     }
 }
 
@@ -169,29 +203,39 @@ static inline __m128 act4(gemm_act_t act, __m128 v, float lo, float hi)
 }
 
 /* one tile (th, tw), output channels [m0, m0 + nm) */
-static void out_tile(const wino_geom_t *g, const float *mt, int64_t m0, int nm, int64_t th,
-                     int64_t tw, __m256 b, const conv_post_t *post, const float *res, float *y)
+static inline __attribute__((always_inline)) void
+out_tile(const wino_geom_t *g, const float *mt, int64_t m0, int nm, int64_t th, int64_t tw,
+         __m256 b, const conv_post_t *post, const float *res, float *y, const int a)
 {
     const int64_t OH = g->oh, OW = g->ow, plane = OH * OW;
     const gemm_act_t act = post ? post->act : GEMM_ACT_NONE;
     const gemm_act_t pact = post ? post->post_act : GEMM_ACT_NONE;
+    const int tm = a - 2;
     __m256 s[4][6];
-    for (int j = 0; j < 6; j++) {
+    for (int j = 0; j < a; j++) {
         __m256 m[6], r[4];
-        for (int i = 0; i < 6; i++)
-            m[i] = _mm256_loadu_ps(mt + (i * 6 + j) * g->xs_m);
-        at6(m, r);
-        for (int i = 0; i < 4; i++)
+        for (int i = 0; i < a; i++)
+            m[i] = _mm256_loadu_ps(mt + (i * a + j) * g->xs_m);
+        if (a == 6)
+            at6(m, r);
+        else
+            at4(m, r);
+        for (int i = 0; i < tm; i++)
             s[i][j] = r[i];
     }
-    const int64_t ow = 4 * tw;
-    const int w = OW - ow < 4 ? (int)(OW - ow) : 4;
-    for (int i = 0; i < 4; i++) {
-        const int64_t oh = 4 * th + i;
+    const int64_t ow = tm * tw;
+    const int w = OW - ow < tm ? (int)(OW - ow) : tm;
+    for (int i = 0; i < tm; i++) {
+        const int64_t oh = tm * th + i;
         if (oh >= OH)
             break;
         __m256 o[4];
-        at6(s[i], o);
+        if (a == 6) {
+            at6(s[i], o);
+        } else {
+            at4(s[i], o);
+            o[2] = o[3] = _mm256_setzero_ps();
+        }
         __m128 lo[4], hi[4];
         for (int j = 0; j < 4; j++) {
             o[j] = _mm256_add_ps(o[j], b);
@@ -243,7 +287,10 @@ void conv_wino_out_f32_avx2(const wino_geom_t *g, const float *mo, int64_t m0, i
                 memcpy(bv, bias + c, (size_t)nm * sizeof(float));
                 b = _mm256_loadu_ps(bv);
             }
-            out_tile(g, mt + c, c, nm, th, tw, b, post, res, y);
+            if (g->m == 4)
+                out_tile(g, mt + c, c, nm, th, tw, b, post, res, y, 6);
+            else
+                out_tile(g, mt + c, c, nm, th, tw, b, post, res, y, 4);
         }
     }
 }
@@ -255,10 +302,9 @@ int conv_wino_avx2_compiled(void)
 
 #else
 
-void conv_wino_in_f32_avx2(const wino_geom_t *g, const float *x, int nc, int64_t th, float *xp,
-                           float *v)
+void conv_wino_in_f32_avx2(const wino_geom_t *g, const float *x, int nc, int64_t th, float *v)
 {
-    (void)g, (void)x, (void)nc, (void)th, (void)xp, (void)v;
+    (void)g, (void)x, (void)nc, (void)th, (void)v;
 }
 void conv_wino_out_f32_avx2(const wino_geom_t *g, const float *mo, int64_t m0, int64_t m1,
                             int64_t M, int64_t th, const float *bias, const conv_post_t *post,
