@@ -18,6 +18,11 @@
  * Every intermediate must have no reader outside the chain and not be a
  * graph output; the batch and head dims of Q, KT and V must be known and
  * equal (no MatMul broadcasting).
+ *
+ * Then, where Q, K and V are Reshapes (to [B, S, H, D]) of the outputs of
+ * one Split of a [B, S, L] projection along its last axis, the node reads
+ * them as column views of the projection (q_view, k_view, v_view) and the
+ * Split and Reshapes go.
  */
 #include "compiler/rewrite.h"
 
@@ -239,6 +244,104 @@ static cairn_status_t fuse_one(rw_t *r, int smx)
     return rw_try_replace(r, at, IR_OP_FusedAttention, in, mask >= 0 ? 4 : 3, attrs, 6, grp, ng);
 }
 
+/* Input v of attention node an (without a view yet) as a column view of
+ * the projection's output: v = Reshape(Split(X, last axis)[o]) to
+ * [B, S, H, D], X [B, S, L] f32, every dim known, each intermediate read
+ * only by the next. Sets *x, view = [offset, H, D], the Reshape and Split
+ * nodes. */
+static int column_view(const rw_t *r, int v, int an, int *x, int64_t view[3], int *rs, int *sp)
+{
+    const ir_graph_t *g = r->g;
+    int t = rw_producer(r, v, IR_OP_Reshape);
+    if (t < 0 || rw_sole_consumer(r, v) != an)
+        return 0;
+    int sv = g->nodes[t].inputs[0];
+    int s = rw_producer(r, sv, IR_OP_Split);
+    if (s < 0 || rw_sole_consumer(r, sv) != t)
+        return 0;
+    const ir_node_t *sn = &g->nodes[s];
+    const ir_type_t *xt = &g->values[sn->inputs[0]].type;
+    const ir_shape_t *vs = &g->values[v].type.shape;
+    const ir_attr_t *ax = ir_node_attr(sn, "axis");
+    int64_t axis = ax ? ax->i : 0;
+    if (xt->dtype != CAIRN_F32 || xt->shape.rank != 3 || (axis != -1 && axis != 2) ||
+        vs->rank != 4 || !ir_shape_is_concrete(&xt->shape) || !ir_shape_is_concrete(vs))
+        return 0;
+    int64_t off = 0;
+    int o = 0;
+    for (; o < sn->n_outputs && sn->outputs[o] != sv; o++) {
+        const ir_shape_t *os = &g->values[sn->outputs[o]].type.shape;
+        if (os->rank != 3 || !ir_dim_known(os->d[2]))
+            return 0;
+        off += os->d[2];
+    }
+    const ir_shape_t *ss = &g->values[sv].type.shape;
+    if (o == sn->n_outputs || ss->rank != 3 || vs->d[0] != xt->shape.d[0] ||
+        vs->d[1] != xt->shape.d[1] || vs->d[2] * vs->d[3] != ss->d[2] ||
+        off + ss->d[2] > xt->shape.d[2])
+        return 0;
+    *x = sn->inputs[0];
+    view[0] = off, view[1] = vs->d[2], view[2] = vs->d[3];
+    *rs = t, *sp = s;
+    return 1;
+}
+
+/* Attention node an reads Q, K, V through column views where they are
+ * Reshapes of a Split of one projection (GPT-2's c_attn): the Split and the
+ * Reshapes go, and with them three copies of the projection's output. */
+static cairn_status_t read_qkv_in_place(rw_t *r, int an)
+{
+    const ir_graph_t *g = r->g;
+    const ir_node_t *n = &g->nodes[an];
+    for (int t = 0; t < 3; t++) {
+        size_t cnt = 0;
+        if (ir_attr_ints(n, FUSED_ATTN_Q_VIEW + t, &cnt) && cnt)
+            return CAIRN_OK; /* views already */
+    }
+    int in[4] = {n->inputs[0], n->inputs[1], n->inputs[2], n->n_inputs > 3 ? n->inputs[3] : -1};
+    int grp[8], ng = 0, splits[3], nsplit = 0, got = 0;
+    int64_t views[3][3];
+    int has[3] = {0, 0, 0};
+    grp[ng++] = an;
+    for (int t = 0; t < 3; t++) {
+        int x, rs, sp;
+        /* Q and K may be one value (self-attention on one tensor): leave it */
+        if ((t > 0 && in[t] == n->inputs[0]) || (t == 2 && in[2] == n->inputs[1]))
+            continue;
+        if (!column_view(r, n->inputs[t], an, &x, views[t], &rs, &sp))
+            continue;
+        in[t] = x, has[t] = 1, got++;
+        grp[ng++] = rs;
+        int seen = 0;
+        for (int i = 0; i < nsplit; i++)
+            seen |= splits[i] == sp;
+        if (!seen)
+            splits[nsplit++] = sp;
+    }
+    if (!got)
+        return CAIRN_OK;
+    /* a Split all of whose outputs were cut here goes too */
+    for (int i = 0; i < nsplit; i++) {
+        grp[ng] = splits[i];
+        if (rw_group_closed(r, an, grp, ng + 1))
+            ng++;
+    }
+    if (!rw_group_closed(r, an, grp, ng))
+        return CAIRN_OK;
+    static const char *const names[3] = {"q_view", "k_view", "v_view"};
+    cairn_attr_t attrs[16];
+    int na = 0;
+    for (int k = 0; k < n->n_attrs && na < 12; k++) {
+        const ir_attr_t *a = &n->attrs[k];
+        cairn_attr_t c = {a->name, a->type, a->i, a->f, a->s, a->ints, a->floats, a->n, NULL};
+        attrs[na++] = c;
+    }
+    for (int t = 0; t < 3; t++)
+        if (has[t])
+            attrs[na++] = cairn_attr_ints(names[t], views[t], 3);
+    return rw_try_replace(r, an, IR_OP_FusedAttention, in, n->n_inputs, attrs, na, grp, ng);
+}
+
 cairn_status_t pass_fuse_attention(ir_graph_t *g, const pass_ctx_t *c)
 {
     (void)c;
@@ -248,6 +351,11 @@ cairn_status_t pass_fuse_attention(ir_graph_t *g, const pass_ctx_t *c)
     for (int i = 0; i < g->n_nodes && s == CAIRN_OK; i++)
         if (!r.dead[i] && g->nodes[i].op == IR_OP_Softmax)
             s = fuse_one(&r, i);
+    if (s == CAIRN_OK)
+        s = rw_refresh(&r);
+    for (int i = 0; i < g->n_nodes && s == CAIRN_OK; i++)
+        if (!r.dead[i] && g->nodes[i].op == IR_OP_FusedAttention)
+            s = read_qkv_in_place(&r, i);
     if (s != CAIRN_OK) {
         rw_free(&r);
         return s;

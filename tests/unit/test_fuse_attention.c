@@ -3,7 +3,8 @@
  * -> head-merge Transpose) and the GPT-2 form (transposes on Q, K, V, Mul
  * by c, masked_fill's Where with a constant causal condition) each become
  * one FusedAttention with every node as a source, and outputs match the
- * graph run without passes; chains that must not fuse are left alone. */
+ * graph run without passes; chains that must not fuse are left alone; Q, K
+ * and V cut from one projection by Split + Reshape are read in place. */
 #include "check.h"
 #include "compiler/pass.h"
 #include "ir/op_table.h"
@@ -143,8 +144,78 @@ static void test_gpt2(int variant)
     cairn_graph_destroy(g);
 }
 
+/* GPT-2's c_attn form: one [B, S, 3HD] projection Split on its last axis,
+ * each part Reshaped to [B, S, H, D] and transposed: the attention reads
+ * the projection in place (q_view, k_view, v_view) and the Split and
+ * Reshapes go. variant 1: the V part is also a graph output (V keeps its
+ * Split output, the Split stays); variant 2: the Split is on axis 1 (no
+ * views). */
+static void test_qkv_views(int variant)
+{
+    cairn_graph_t *g;
+    CHECK_OK(cairn_graph_create(&g));
+    const int64_t L = 3 * H * D;
+    int64_t dx[3] = {B, S, L};
+    if (variant == 2)
+        dx[1] = 3 * S, dx[2] = H * D;
+    cairn_value_id x;
+    CHECK_OK(cairn_graph_add_input(g, "x", CAIRN_F32, 3, dx, NULL, &x));
+    cairn_attr_t sa = cairn_attr_int("axis", variant == 2 ? 1 : -1);
+    cairn_value_id parts[3];
+    CHECK_OK(cairn_graph_add_node(g, "Split", "Split", &x, 1, &sa, 1, parts, 3, NULL));
+    int64_t shp[4] = {B, S, H, D};
+    cairn_tensor_t st = {CAIRN_I64, 1, {4}, shp};
+    cairn_value_id sv;
+    CHECK_OK(cairn_graph_add_constant(g, "shape", &st, &sv));
+    static const char *const rn[3] = {"Reshape", "Reshape_1", "Reshape_2"};
+    cairn_value_id r[3];
+    for (int i = 0; i < 3; i++) {
+        cairn_value_id in[2] = {parts[i], sv};
+        r[i] = node(g, "Reshape", rn[i], in, 2, NULL, 0);
+    }
+    int64_t pq[4] = {0, 2, 1, 3}, pk[4] = {0, 2, 3, 1};
+    cairn_value_id tq = transpose(g, "Transpose", r[0], pq);
+    cairn_value_id tk = transpose(g, "Transpose_2", r[1], pk);
+    cairn_value_id tv = transpose(g, "Transpose_1", r[2], pq);
+    cairn_value_id s = bin(g, "MatMul", "MatMul", tq, tk);
+    s = bin(g, "Mul", "Mul", s, scalar(g, "c", 0.17677669f));
+    cairn_value_id p = softmax(g, "Softmax", s, 3);
+    cairn_value_id o = bin(g, "MatMul", "MatMul_1", p, tv);
+    cairn_value_id y = transpose(g, "Transpose_3", o, pq);
+    CHECK_OK(cairn_graph_mark_output(g, y));
+    if (variant == 1)
+        CHECK_OK(cairn_graph_mark_output(g, parts[2]));
+
+    ir_graph_t *c = compiled(g, "fuse_attention");
+    const ir_node_t *n = find_op(c, IR_OP_FusedAttention);
+    CHECK(n != NULL);
+    size_t cq = 0, ck = 0, cv = 0;
+    const int64_t *qv = n ? ir_attr_ints(n, FUSED_ATTN_Q_VIEW, &cq) : NULL;
+    const int64_t *kv = n ? ir_attr_ints(n, FUSED_ATTN_K_VIEW, &ck) : NULL;
+    const int64_t *vv = n ? ir_attr_ints(n, FUSED_ATTN_V_VIEW, &cv) : NULL;
+    if (variant == 2) {
+        CHECK(cq == 0 && ck == 0 && cv == 0 && count_op(c, IR_OP_Split) == 1);
+    } else {
+        CHECK(qv && cq == 3 && qv[0] == 0 && qv[1] == H && qv[2] == D);
+        CHECK(kv && ck == 3 && kv[0] == H * D && kv[1] == H && kv[2] == D);
+        if (variant == 0)
+            CHECK(vv && cv == 3 && vv[0] == 2 * H * D && c->n_nodes == 1 && n &&
+                  n->n_sources == 12 && has_source(n, "Split") && has_source(n, "Reshape_2"));
+        else
+            CHECK(cv == 0 && count_op(c, IR_OP_Split) == 1 && count_op(c, IR_OP_Reshape) == 1);
+    }
+    ir_graph_destroy(c);
+    int64_t dims[1][CAIRN_MAX_RANK] = {{dx[0], dx[1], dx[2]}};
+    int ranks[1] = {3};
+    compare_runs(g, "fuse_attention", 1, dims, ranks, 1e-5);
+    compare_runs(g, "all", 1, dims, ranks, 1e-5);
+    cairn_graph_destroy(g);
+}
+
 int main(void)
 {
+    for (int v = 0; v < 3; v++)
+        test_qkv_views(v);
     for (int v = 0; v < 4; v++)
         test_encoder(v);
     for (int v = 0; v < 3; v++)

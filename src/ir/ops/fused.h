@@ -47,14 +47,21 @@ enum {
  * k_perm) is [B, Hk, Sk, D], Transpose(V, v_perm) is [B, Hk, Sk, Dv]
  * (absent: identity), and the output is Transpose(O, out_perm) of the
  * logical O [B, Hq, Sq, Dv]. Hk must divide Hq (grouped-query attention).
- * causal = 1 masks key j for query i when j > i + Sk - Sq. */
+ * causal = 1 masks key j for query i when j > i + Sk - Sq.
+ * q_view / k_view / v_view = [offset, H, D] (absent: none) read that input
+ * as a column range of a 3-D [B, S, L] tensor X: the 4-D [B, S, H, D] with
+ * element (b, s, h, d) = X[b, s, offset + h*D + d] (the QKV projection's
+ * output read in place, without the Split and Reshapes that cut it). */
 enum {
     FUSED_ATTN_SCALE,
     FUSED_ATTN_CAUSAL,
     FUSED_ATTN_Q_PERM,
     FUSED_ATTN_K_PERM,
     FUSED_ATTN_V_PERM,
-    FUSED_ATTN_OUT_PERM
+    FUSED_ATTN_OUT_PERM,
+    FUSED_ATTN_Q_VIEW,
+    FUSED_ATTN_K_VIEW,
+    FUSED_ATTN_V_VIEW
 };
 
 /* FusedElementwise attribute slots: "program" (3 ints per instruction:

@@ -10,6 +10,9 @@
  * added to the scaled scores, and broadcasts (numpy rules) to
  * [B, Hq, Sq, Sk]. The output is Transpose(O, out_perm) of the logical
  * O [B, Hq, Sq, Dv], so a following head-merging transpose is absorbed too.
+ * With q_view / k_view / v_view an input is instead a column range of a
+ * 3-D [B, S, L] tensor (see fused.h): the kernel reads the QKV projection's
+ * output in place, rows L apart.
  */
 #include "base/dtype.h"
 #include "ir/op_table.h"
@@ -28,6 +31,7 @@ void op_fused_attn_cost(const ir_node_t *n, const ktensor_t *in, int n_in, const
 const ir_attr_def_t op_fused_attn_attrs[] = {
     IR_ATTR_FLOAT("scale", 1.0f), IR_ATTR_INT("causal", 0), IR_ATTR_INTS("q_perm"),
     IR_ATTR_INTS("k_perm"),       IR_ATTR_INTS("v_perm"),   IR_ATTR_INTS("out_perm"),
+    IR_ATTR_INTS("q_view"),       IR_ATTR_INTS("k_view"),   IR_ATTR_INTS("v_view"),
     IR_ATTR_END};
 
 static const char *const fa_names[4] = {"q_perm", "k_perm", "v_perm", "out_perm"};
@@ -67,6 +71,46 @@ static int fa_same(int64_t a, int64_t b)
     return a == IR_DIM_UNKNOWN || b == IR_DIM_UNKNOWN || a == b;
 }
 
+/* Input t's 4-D shape as the kernel sees it (before its perm): its own,
+ * or with a view [offset, H, D] of the 3-D X [B, S, L], [B, S, H, D]
+ * (*off the offset, *ld = L). Returns 0 and fills msg when the view does
+ * not fit X (unknown dims pass). */
+static int fa_view(const ir_node_t *n, int t, const int64_t *xd, int xrank, int64_t d4[4],
+                   int64_t *off, int64_t *ld, char *msg, size_t cap)
+{
+    static const char *const vn[3] = {"q_view", "k_view", "v_view"};
+    size_t cnt = 0;
+    const int64_t *v = ir_attr_ints(n, FUSED_ATTN_Q_VIEW + t, &cnt);
+    *off = 0, *ld = 0;
+    if (!v || cnt == 0) {
+        if (xrank != 4) {
+            snprintf(msg, cap,
+                     "must be 4-D (batch, heads, sequence, features in the order its perm "
+                     "gives), got rank %d",
+                     xrank);
+            return 0;
+        }
+        memcpy(d4, xd, 4 * sizeof(int64_t));
+        return 1;
+    }
+    if (cnt != 3 || v[0] < 0 || v[1] < 1 || v[2] < 1 || xrank != 3) {
+        snprintf(msg, cap,
+                 "%s must be [offset >= 0, heads >= 1, features >= 1] over a 3-D [B, S, L] "
+                 "input (got %zu entries, rank %d)",
+                 vn[t], cnt, xrank);
+        return 0;
+    }
+    if (ir_dim_known(xd[2]) && v[0] + v[1] * v[2] > xd[2]) {
+        snprintf(msg, cap, "%s = [%lld, %lld, %lld] reaches column %lld of rows %lld long",
+                 vn[t], (long long)v[0], (long long)v[1], (long long)v[2],
+                 (long long)(v[0] + v[1] * v[2]), (long long)xd[2]);
+        return 0;
+    }
+    d4[0] = xd[0], d4[1] = xd[1], d4[2] = v[1], d4[3] = v[2];
+    *off = v[0], *ld = xd[2];
+    return 1;
+}
+
 cairn_status_t op_fused_attn_infer(ir_infer_ctx_t *c)
 {
     static const char *const what[3] = {"Q", "K", "V"};
@@ -87,13 +131,12 @@ cairn_status_t op_fused_attn_infer(ir_infer_ctx_t *c)
             known = 0;
             continue;
         }
-        if (x->shape.rank != 4)
-            return ir_infer_error(c, CAIRN_ERR_SHAPE,
-                                  "%s must be 4-D (batch, heads, sequence, features in the "
-                                  "order its perm gives), got rank %d",
-                                  what[t], x->shape.rank);
+        int64_t d4[4], off, ld;
+        char msg[200];
+        if (!fa_view(c->node, t, x->shape.d, x->shape.rank, d4, &off, &ld, msg, sizeof msg))
+            return ir_infer_error(c, CAIRN_ERR_SHAPE, "%s %s", what[t], msg);
         for (int a = 0; a < 4; a++)
-            lg[t][a] = x->shape.d[perm[t][a]];
+            lg[t][a] = d4[perm[t][a]];
     }
     if (!known) {
         ir_infer_unknown(c, 0, CAIRN_F32, 4);
@@ -143,11 +186,14 @@ cairn_status_t op_fused_attn_infer(ir_infer_ctx_t *c)
     return CAIRN_OK;
 }
 
-static void fa_strides(const ktensor_t *t, const int64_t perm[4], int64_t ls[4])
+/* The logical [b, h, s, d] strides of a 4-D d4 whose rows (dim 2 x dim 3
+ * elements) are ld apart (ld 0: contiguous). */
+static void fa_strides(const int64_t d4[4], int64_t ld, const int64_t perm[4], int64_t ls[4])
 {
-    int64_t st[4], s = 1;
-    for (int i = 3; i >= 0; i--)
-        st[i] = s, s *= t->shape[i];
+    int64_t st[4];
+    st[3] = 1, st[2] = d4[3];
+    st[1] = ld ? ld : d4[2] * d4[3];
+    st[0] = st[1] * d4[1];
     for (int a = 0; a < 4; a++)
         ls[a] = st[perm[a]];
 }
@@ -161,21 +207,29 @@ cairn_status_t op_fused_attn_exec(const ir_node_t *n, const ktensor_t *in, int n
     for (int t = 0; t < 4; t++)
         if (fa_perm(n, FUSED_ATTN_Q_PERM + t, perm[t], msg, sizeof msg) != CAIRN_OK)
             return base_error(CAIRN_ERR_INVALID_ARGUMENT, "%s", msg);
+    int64_t d4[3][4], off[3], ld[3];
+    for (int t = 0; t < 3; t++)
+        if (!fa_view(n, t, in[t].shape, in[t].rank, d4[t], &off[t], &ld[t], msg, sizeof msg))
+            return base_error(CAIRN_ERR_SHAPE, "FusedAttention %s: input %d %s",
+                              n->name ? n->name : "", t, msg);
     kattn_params_t p;
     memset(&p, 0, sizeof p);
-    p.B = in[0].shape[perm[0][0]];
-    p.Hq = in[0].shape[perm[0][1]];
-    p.Sq = in[0].shape[perm[0][2]];
-    p.D = in[0].shape[perm[0][3]];
-    p.Hk = in[1].shape[perm[1][1]];
-    p.Sk = in[1].shape[perm[1][2]];
-    p.Dv = in[2].shape[perm[2][3]];
+    p.B = d4[0][perm[0][0]];
+    p.Hq = d4[0][perm[0][1]];
+    p.Sq = d4[0][perm[0][2]];
+    p.D = d4[0][perm[0][3]];
+    p.Hk = d4[1][perm[1][1]];
+    p.Sk = d4[1][perm[1][2]];
+    p.Dv = d4[2][perm[2][3]];
     if (p.Hk == 0)
         p.Hk = 1; /* then Hq is 0 too: nothing runs */
-    p.q = in[0].data, p.k = in[1].data, p.v = in[2].data, p.o = out[0].data;
-    fa_strides(&in[0], perm[0], p.qs);
-    fa_strides(&in[1], perm[1], p.ks);
-    fa_strides(&in[2], perm[2], p.vs);
+    p.q = (const float *)in[0].data + off[0];
+    p.k = (const float *)in[1].data + off[1];
+    p.v = (const float *)in[2].data + off[2];
+    p.o = out[0].data;
+    fa_strides(d4[0], ld[0], perm[0], p.qs);
+    fa_strides(d4[1], ld[1], perm[1], p.ks);
+    fa_strides(d4[2], ld[2], perm[2], p.vs);
     /* out axis i holds logical axis out_perm[i] */
     int64_t st[4], s = 1;
     for (int i = 3; i >= 0; i--)
@@ -206,13 +260,17 @@ void op_fused_attn_cost(const ir_node_t *n, const ktensor_t *in, int n_in, const
     for (int t = 0; t < 4; t++)
         if (fa_perm(n, FUSED_ATTN_Q_PERM + t, perm[t], msg, sizeof msg) != CAIRN_OK)
             return;
-    double sk = (double)in[1].shape[perm[1][2]], d = (double)in[0].shape[perm[0][3]];
-    double dv = (double)in[2].shape[perm[2][3]];
+    int64_t d4[3][4], off, ld;
+    for (int t = 0; t < 3; t++)
+        if (!fa_view(n, t, in[t].shape, in[t].rank, d4[t], &off, &ld, msg, sizeof msg))
+            return;
+    double sk = (double)d4[1][perm[1][2]], d = (double)d4[0][perm[0][3]];
+    double dv = (double)d4[2][perm[2][3]];
     double rows = (double)kt_numel(&out[0]) / (dv > 0 ? dv : 1);
     if (ir_attr_i(n, FUSED_ATTN_CAUSAL)) {
         /* only the allowed (query, key) pairs are computed: on average
          * (sum over i of min(Sk, max(0, i + Sk - Sq + 1))) / Sq keys a row */
-        double sq = (double)in[0].shape[perm[0][2]], pairs = 0;
+        double sq = (double)d4[0][perm[0][2]], pairs = 0;
         for (double i = 0; i < sq; i++) {
             double c = i + sk - sq + 1;
             pairs += c < 0 ? 0 : c > sk ? sk : c;
@@ -221,7 +279,9 @@ void op_fused_attn_cost(const ir_node_t *n, const ktensor_t *in, int n_in, const
     }
     double bytes = 0;
     for (int i = 0; i < n_in; i++)
-        if (in[i].dtype != CAIRN_DTYPE_UNDEFINED)
+        if (i < 3)
+            bytes += (double)(d4[i][0] * d4[i][1] * d4[i][2] * d4[i][3]) * 4.0;
+        else if (in[i].dtype != CAIRN_DTYPE_UNDEFINED)
             bytes += (double)kt_numel(&in[i]) * 4.0;
     for (int o = 0; o < n_out; o++)
         bytes += (double)kt_numel(&out[o]) * 4.0;
