@@ -285,6 +285,8 @@ static const tcase_t cases[] = {
      * dilation, uneven pads, a 1x1 read in place, batch 2 */
     {"indirect-A 3x3", 2, 2, 32, 70, 1, {9, 11}, {3, 3}, {1, 1}, {1, 1}, {1, 1}, {1, 1}},
     {"indirect-A 3x3 deep", 2, 1, 64, 100, 1, {7, 7}, {3, 3}, {1, 1}, {1, 1}, {1, 1}, {1, 1}},
+    /* more pixel tiles than one accumulator group (32 tiles), K in 2 blocks */
+    {"indirect-A tall", 2, 1, 32, 64, 1, {40, 13}, {3, 3}, {1, 1}, {2, 1}, {1, 1}, {1, 1}},
     {"indirect-A 3x3 stride 2 dilated", 2, 1, 40, 64, 1, {13, 10}, {3, 3}, {2, 2}, {2, 1}, {2, 0}, {1, 2}},
     {"indirect-A 1x1", 2, 2, 300, 65, 1, {7, 7}, {1, 1}, {1, 1}, {1, 1}, {0, 0}, {0, 0}},
     {"strided 1x1 many channels", 2, 1, 260, 64, 1, {14, 13}, {1, 1}, {2, 2}, {1, 1}, {0, 0}, {0, 0}},

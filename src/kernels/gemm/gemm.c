@@ -1179,40 +1179,55 @@ typedef struct ajob {
     int64_t tasks_c, tasks_p; /* task grid: channel ranges x pixel ranges */
 } ajob_t;
 
+/* pixel tiles whose accumulators one pass over a K block keeps */
+#define INDA_GROUP 32
+
 static void inda_task(void *ctx, size_t begin, size_t end, int worker)
 {
     (void)worker;
     const ajob_t *j = ctx;
     const gemm_f32_variant_t *v = j->v;
     const int mr = v->mr, nr = v->nr;
-    float T[16 * 32] __attribute__((aligned(64)));
-    const float *px[16];
+    /* one mr x nr accumulator tile per pixel tile of the group */
+    float T[INDA_GROUP * 16 * 32] __attribute__((aligned(64)));
+    const float *px[INDA_GROUP][16];
     gemm_tile_epi_t te;
     for (size_t t = begin; t < end; t++) {
         int64_t c0, c1, q0, q1;
         split(j->nch, (int)j->tasks_c, (int)((int64_t)t % j->tasks_c), &c0, &c1);
         split(j->npx, (int)j->tasks_p, (int)((int64_t)t / j->tasks_c), &q0, &q1);
-        /* each channel panel of B is read once; the (small) input planes
-         * stay in L2 while the panels go by (blocking the pixels instead,
-         * to keep a larger input in L2, re-reads B and measured slower on
-         * ResNet-50's 7x7 and 14x14 stages) */
-        for (int64_t c = c0; c < c1; c++) {
-            const int64_t jr = c * nr, nch = min64(nr, j->M - jr);
-            for (int64_t q = q0; q < q1; q++) {
+        /* Each channel panel of B is read once: a K block of it (kc x NR,
+         * 16 KB) stays in L1 while every pixel tile of the group takes its
+         * share, the tiles' accumulators waiting in T between blocks. With
+         * the whole K per tile instead, a long K (ResNet-50's 512-channel
+         * 3x3 layers: a 295 KB panel) came from L2 or L3 once per tile.
+         * The (small) input planes stay in L2 while the panels go by. */
+        for (int64_t g0 = q0; g0 < q1; g0 += INDA_GROUP) {
+            const int64_t g1 = min64(g0 + INDA_GROUP, q1);
+            for (int64_t q = g0; q < g1; q++) {
                 const int64_t p0 = q * mr, npx = min64(mr, j->a->P - p0);
                 for (int r = 0; r < mr; r++) /* past P: repeat the last pixel */
-                    px[r] = j->a->base + j->a->pix[p0 + (r < npx ? r : npx - 1)];
+                    px[q - g0][r] = j->a->base + j->a->pix[p0 + (r < npx ? r : npx - 1)];
+            }
+            for (int64_t c = c0; c < c1; c++) {
+                const int64_t jr = c * nr, nch = min64(nr, j->M - jr);
                 int64_t pc = 0;
                 do {
                     const int64_t kcb = min64(j->h->kc, j->K - pc);
-                    v->inda(kcb, px, j->a->off + pc, j->bp + pc * j->h->npad + jr * kcb, T,
-                            pc > 0);
+                    const float *bp = j->bp + pc * j->h->npad + jr * kcb;
+                    for (int64_t q = g0; q < g1; q++)
+                        v->inda(kcb, px[q - g0], j->a->off + pc, bp, T + (q - g0) * mr * nr,
+                                pc > 0);
                     pc += kcb;
                 } while (pc < j->K);
-                /* C's row jr + i is channel jr + i: the epilogue view at
-                 * (channel jr, pixel p0) */
-                const gemm_tile_epi_t *e = tile_epi(j->epi, jr, p0, &te);
-                v->tile_store_t(T, (int)npx, (int)nch, j->C + jr * j->ldc + p0, j->ldc, e);
+                for (int64_t q = g0; q < g1; q++) {
+                    const int64_t p0 = q * mr, npx = min64(mr, j->a->P - p0);
+                    /* C's row jr + i is channel jr + i: the epilogue view at
+                     * (channel jr, pixel p0) */
+                    const gemm_tile_epi_t *e = tile_epi(j->epi, jr, p0, &te);
+                    v->tile_store_t(T + (q - g0) * mr * nr, (int)npx, (int)nch,
+                                    j->C + jr * j->ldc + p0, j->ldc, e);
+                }
             }
         }
     }
