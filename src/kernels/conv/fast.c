@@ -77,9 +77,11 @@ static int direct_kind(const conv_params_t *p)
     const int64_t K = p->C * sp_size(p->kernel);
     if (conv_f32_is_pointwise(p))
         /* a long K or a tall W amortises packing B: the packed GEMM keeps
-         * its B panel in L1 and wins there (ResNet's 512 -> 128 and
-         * 2048 -> 512; bench/bench_conv_f32) */
-        return sp_size(p->in) >= nmin && K <= 384 && p->M <= 400 ? 1 : 0;
+         * its B panel in L1 and wins there (ResNet's 512 -> 128, 256 -> 128
+         * and 2048 -> 512; bench/bench_conv_f32) */
+        return sp_size(p->in) >= nmin && K <= 384 && p->M <= 400 && (K < 256 || p->M < 128)
+                   ? 1
+                   : 0;
     if (p->in[0] != 1 || p->out[0] != 1 || p->kernel[0] != 1 || p->stride[1] > 4 ||
         p->stride[2] > 4)
         return 0;
@@ -136,7 +138,11 @@ static int inda_kind(const conv_params_t *p, ageom_t *g)
     if (!inda_possible(p, g) || atomic_load_explicit(&g_direct_off, memory_order_relaxed))
         return 0;
     const int64_t K = p->C * sp_size(p->kernel);
-    if (p->M < 64 || K < 256 || p->out[2] >= 16 || p->out[1] * p->out[2] < 8)
+    /* strided layers up to 64 outputs wide: the direct path reads several
+     * phase planes and drops their padded columns (ResNet-50's layer2.0 3x3
+     * stride 2, 28x28 out: 3.12 -> 2.77 ms; bench/bench_conv_f32) */
+    const int strided = p->stride[1] > 1 || p->stride[2] > 1;
+    if (p->M < 64 || K < 256 || p->out[2] >= (strided ? 64 : 16) || p->out[1] * p->out[2] < 8)
         return 0;
     if (conv_f32_is_pointwise(p)) {
         /* 1x1 only on the smallest planes and K up to 1024: on ResNet-50's
