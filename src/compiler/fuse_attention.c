@@ -19,10 +19,11 @@
  * graph output; the batch and head dims of Q, KT and V must be known and
  * equal (no MatMul broadcasting).
  *
- * Then, where Q, K and V are Reshapes (to [B, S, H, D]) of the outputs of
- * one Split of a [B, S, L] projection along its last axis, the node reads
- * them as column views of the projection (q_view, k_view, v_view) and the
- * Split and Reshapes go.
+ * Then, where Q, K and V are cut from one [B, S, L] projection (Reshapes
+ * to [B, S, H, D] of a Split along its last axis, or Gathers of a
+ * Reshape + Transpose to [n, B, H, S, D]), the node reads them as column
+ * views of the projection (q_view, k_view, v_view) and the cutting nodes
+ * go.
  */
 #include "compiler/rewrite.h"
 
@@ -286,9 +287,65 @@ static int column_view(const rw_t *r, int v, int an, int *x, int64_t view[3], in
     return 1;
 }
 
-/* Attention node an reads Q, K, V through column views where they are
- * Reshapes of a Split of one projection (GPT-2's c_attn): the Split and the
- * Reshapes go, and with them three copies of the projection's output. */
+/* The encoder form of the same: v = Gather(Transpose(Reshape(X,
+ * [B, S, n, H, D]), perm (2, 0, 3, 1, 4)), i, axis 0), [B, H, S, D], X
+ * [B, S, n H D] f32 with every dim known, i a constant scalar; the Gather's
+ * output read only by an, the Reshape's only by the Transpose. Sets *x, view
+ * and nodes = {Gather, Transpose, Reshape}. The view's axes are
+ * [B, S, H, D]: the caller swaps the perm's axes 1 and 2. */
+static int gather_view(const rw_t *r, int v, int an, int *x, int64_t view[3], int nodes[3])
+{
+    const ir_graph_t *g = r->g;
+    int ga = rw_producer(r, v, IR_OP_Gather);
+    if (ga < 0 || rw_sole_consumer(r, v) != an)
+        return 0;
+    const ir_node_t *gn = &g->nodes[ga];
+    const ir_attr_t *ax = ir_node_attr(gn, "axis");
+    const ir_value_t *iv = gn->n_inputs > 1 && gn->inputs[1] >= 0 ? &g->values[gn->inputs[1]]
+                                                                  : NULL;
+    if ((ax && ax->i != 0) || !iv || iv->kind != IR_VALUE_CONSTANT || !iv->data ||
+        iv->type.shape.rank != 0)
+        return 0;
+    int64_t idx;
+    if (iv->type.dtype == CAIRN_I64)
+        idx = *(const int64_t *)iv->data;
+    else if (iv->type.dtype == CAIRN_I32)
+        idx = *(const int32_t *)iv->data;
+    else
+        return 0;
+    int tr = rw_producer(r, gn->inputs[0], IR_OP_Transpose);
+    if (tr < 0)
+        return 0;
+    static const int64_t want[5] = {2, 0, 3, 1, 4};
+    const ir_attr_t *pa = ir_node_attr(&g->nodes[tr], "perm");
+    if (!pa || pa->n != 5 || !pa->ints || memcmp(pa->ints, want, sizeof want))
+        return 0;
+    int rv = g->nodes[tr].inputs[0];
+    int rs = rw_producer(r, rv, IR_OP_Reshape);
+    if (rs < 0 || rw_sole_consumer(r, rv) != tr)
+        return 0;
+    int xv = g->nodes[rs].inputs[0];
+    const ir_type_t *xt = &g->values[xv].type;
+    const ir_shape_t *r5 = &g->values[rv].type.shape;
+    if (xt->dtype != CAIRN_F32 || xt->shape.rank != 3 || r5->rank != 5 ||
+        !ir_shape_is_concrete(&xt->shape) || !ir_shape_is_concrete(r5))
+        return 0;
+    const int64_t np = r5->d[2], H = r5->d[3], D = r5->d[4];
+    if (idx < 0)
+        idx += np;
+    if (idx < 0 || idx >= np || r5->d[0] != xt->shape.d[0] || r5->d[1] != xt->shape.d[1] ||
+        np * H * D != xt->shape.d[2])
+        return 0;
+    *x = xv;
+    view[0] = idx * H * D, view[1] = H, view[2] = D;
+    nodes[0] = ga, nodes[1] = tr, nodes[2] = rs;
+    return 1;
+}
+
+/* Attention node an reads Q, K, V through column views of the projection
+ * that made them, where they are cut from it by Split + Reshape (GPT-2's
+ * c_attn) or by Reshape + Transpose + Gather (the encoder's qkv[0], [1],
+ * [2]): the cutting nodes go, and with them copies of the projection. */
 static cairn_status_t read_qkv_in_place(rw_t *r, int an)
 {
     const ir_graph_t *g = r->g;
@@ -298,47 +355,65 @@ static cairn_status_t read_qkv_in_place(rw_t *r, int an)
         if (ir_attr_ints(n, FUSED_ATTN_Q_VIEW + t, &cnt) && cnt)
             return CAIRN_OK; /* views already */
     }
+    int64_t perm[4][4];
+    for (int t = 0; t < 4; t++) {
+        size_t cnt = 0;
+        const int64_t *pp = ir_attr_ints(n, FUSED_ATTN_Q_PERM + t, &cnt);
+        for (int a = 0; a < 4; a++)
+            perm[t][a] = pp && cnt == 4 ? pp[a] : a;
+    }
     int in[4] = {n->inputs[0], n->inputs[1], n->inputs[2], n->n_inputs > 3 ? n->inputs[3] : -1};
-    int grp[8], ng = 0, splits[3], nsplit = 0, got = 0;
+    /* grp: the node and the cut nodes that go with it; opt: nodes that go
+     * too when nothing else reads them (in an order that lets each one's
+     * readers come first) */
+    int grp[16], ng = 0, opt[8], nopt = 0, got = 0;
     int64_t views[3][3];
     int has[3] = {0, 0, 0};
     grp[ng++] = an;
     for (int t = 0; t < 3; t++) {
-        int x, rs, sp;
+        int x, rs, sp, gnodes[3];
         /* Q and K may be one value (self-attention on one tensor): leave it */
-        if ((t > 0 && in[t] == n->inputs[0]) || (t == 2 && in[2] == n->inputs[1]))
+        if ((t > 0 && n->inputs[t] == n->inputs[0]) || (t == 2 && n->inputs[2] == n->inputs[1]))
             continue;
-        if (!column_view(r, n->inputs[t], an, &x, views[t], &rs, &sp))
+        if (column_view(r, n->inputs[t], an, &x, views[t], &rs, &sp)) {
+            grp[ng++] = rs;
+            opt[nopt++] = sp;
+        } else if (gather_view(r, n->inputs[t], an, &x, views[t], gnodes)) {
+            /* the view's axes [B, S, H, D] are the Gather's [B, H, S, D]
+             * with 1 and 2 swapped */
+            for (int a = 0; a < 4; a++)
+                perm[t][a] = perm[t][a] == 1 ? 2 : perm[t][a] == 2 ? 1 : perm[t][a];
+            grp[ng++] = gnodes[0];
+            opt[nopt++] = gnodes[1];
+            opt[nopt++] = gnodes[2];
+        } else {
             continue;
+        }
         in[t] = x, has[t] = 1, got++;
-        grp[ng++] = rs;
-        int seen = 0;
-        for (int i = 0; i < nsplit; i++)
-            seen |= splits[i] == sp;
-        if (!seen)
-            splits[nsplit++] = sp;
     }
     if (!got)
         return CAIRN_OK;
-    /* a Split all of whose outputs were cut here goes too */
-    for (int i = 0; i < nsplit; i++) {
-        grp[ng] = splits[i];
-        if (rw_group_closed(r, an, grp, ng + 1))
+    for (int i = 0; i < nopt; i++) {
+        int dup = 0;
+        for (int k = 0; k < ng; k++)
+            dup |= grp[k] == opt[i];
+        grp[ng] = opt[i];
+        if (!dup && rw_group_closed(r, an, grp, ng + 1))
             ng++;
     }
     if (!rw_group_closed(r, an, grp, ng))
         return CAIRN_OK;
-    static const char *const names[3] = {"q_view", "k_view", "v_view"};
-    cairn_attr_t attrs[16];
+    static const char *const names[7] = {"q_perm", "k_perm", "v_perm", "out_perm",
+                                         "q_view", "k_view", "v_view"};
+    cairn_attr_t attrs[9];
     int na = 0;
-    for (int k = 0; k < n->n_attrs && na < 12; k++) {
-        const ir_attr_t *a = &n->attrs[k];
-        cairn_attr_t c = {a->name, a->type, a->i, a->f, a->s, a->ints, a->floats, a->n, NULL};
-        attrs[na++] = c;
-    }
+    attrs[na++] = cairn_attr_float("scale", ir_attr_f(n, FUSED_ATTN_SCALE));
+    attrs[na++] = cairn_attr_int("causal", ir_attr_i(n, FUSED_ATTN_CAUSAL));
+    for (int t = 0; t < 4; t++)
+        attrs[na++] = cairn_attr_ints(names[t], perm[t], 4);
     for (int t = 0; t < 3; t++)
         if (has[t])
-            attrs[na++] = cairn_attr_ints(names[t], views[t], 3);
+            attrs[na++] = cairn_attr_ints(names[4 + t], views[t], 3);
     return rw_try_replace(r, an, IR_OP_FusedAttention, in, n->n_inputs, attrs, na, grp, ng);
 }
 

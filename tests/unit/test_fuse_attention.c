@@ -4,7 +4,8 @@
  * by c, masked_fill's Where with a constant causal condition) each become
  * one FusedAttention with every node as a source, and outputs match the
  * graph run without passes; chains that must not fuse are left alone; Q, K
- * and V cut from one projection by Split + Reshape are read in place. */
+ * and V cut from one projection (Split + Reshape, or Reshape + Transpose +
+ * Gather) are read in place. */
 #include "check.h"
 #include "compiler/pass.h"
 #include "ir/op_table.h"
@@ -212,10 +213,83 @@ static void test_qkv_views(int variant)
     cairn_graph_destroy(g);
 }
 
+/* The encoder's form: qkv [B, S, 3HD] -> Reshape [B, S, 3, H, D] ->
+ * Transpose (2, 0, 3, 1, 4) -> Gather(axis 0) 0, 1, 2 -> attention with K
+ * transposed: read in place, the Gathers, Transpose and Reshape gone, the
+ * perms moved onto the views' [B, S, H, D] axes. variant 1: the index is
+ * -1 for V (still V); variant 2: the Transpose perm differs (no views). */
+static void test_qkv_gather_views(int variant)
+{
+    cairn_graph_t *g;
+    CHECK_OK(cairn_graph_create(&g));
+    int64_t dx[3] = {B, S, 3 * H * D};
+    cairn_value_id x;
+    CHECK_OK(cairn_graph_add_input(g, "x", CAIRN_F32, 3, dx, NULL, &x));
+    int64_t shp[5] = {B, S, 3, H, D};
+    cairn_tensor_t st = {CAIRN_I64, 1, {5}, shp};
+    cairn_value_id sv;
+    CHECK_OK(cairn_graph_add_constant(g, "shape", &st, &sv));
+    cairn_value_id rin[2] = {x, sv};
+    cairn_value_id r5 = node(g, "Reshape", "Reshape", rin, 2, NULL, 0);
+    int64_t p5[5] = {2, 0, 3, 1, 4};
+    if (variant == 2)
+        p5[3] = 4, p5[4] = 1;
+    cairn_attr_t pa = cairn_attr_ints("perm", p5, 5);
+    cairn_value_id t5 = node(g, "Transpose", "Transpose", &r5, 1, &pa, 1);
+    cairn_value_id qkv[3];
+    static const char *const gn[3] = {"Gather", "Gather_1", "Gather_2"}, *const cn[3] = {"i0", "i1", "i2"};
+    for (int i = 0; i < 3; i++) {
+        int64_t idx = variant == 1 && i == 2 ? -1 : i;
+        cairn_tensor_t it = {CAIRN_I64, 0, {0}, &idx};
+        cairn_value_id iv;
+        CHECK_OK(cairn_graph_add_constant(g, cn[i], &it, &iv));
+        cairn_attr_t ga = cairn_attr_int("axis", 0);
+        cairn_value_id gin[2] = {t5, iv};
+        qkv[i] = node(g, "Gather", gn[i], gin, 2, &ga, 1);
+    }
+    int64_t pk[4] = {0, 1, 3, 2}, po[4] = {0, 2, 1, 3};
+    cairn_value_id kt = transpose(g, "Transpose_1", qkv[1], pk);
+    cairn_value_id s = bin(g, "MatMul", "MatMul", qkv[0], kt);
+    s = bin(g, "Mul", "Mul", s, scalar(g, "c", 0.17677669f));
+    cairn_value_id p = softmax(g, "Softmax", s, -1);
+    cairn_value_id o = bin(g, "MatMul", "MatMul_1", p, qkv[2]);
+    cairn_value_id y = transpose(g, "Transpose_2", o, po);
+    CHECK_OK(cairn_graph_mark_output(g, y));
+
+    ir_graph_t *c = compiled(g, "fuse_attention");
+    const ir_node_t *n = find_op(c, IR_OP_FusedAttention);
+    CHECK(n != NULL);
+    size_t cq = 0, ck = 0, cv = 0, cp = 0;
+    const int64_t *qv = n ? ir_attr_ints(n, FUSED_ATTN_Q_VIEW, &cq) : NULL;
+    const int64_t *kv = n ? ir_attr_ints(n, FUSED_ATTN_K_VIEW, &ck) : NULL;
+    const int64_t *vv = n ? ir_attr_ints(n, FUSED_ATTN_V_VIEW, &cv) : NULL;
+    if (variant == 2) {
+        CHECK(cq == 0 && ck == 0 && cv == 0 && count_op(c, IR_OP_Gather) == 3);
+    } else {
+        CHECK(c->n_nodes == 1 && n && n->inputs[0] == n->inputs[1] && n->inputs[1] == n->inputs[2]);
+        CHECK(qv && cq == 3 && qv[0] == 0 && qv[1] == H && qv[2] == D);
+        CHECK(kv && ck == 3 && kv[0] == H * D);
+        CHECK(vv && cv == 3 && vv[0] == 2 * H * D);
+        /* K: logical [b, h, s, d] on the view's [B, S, H, D] axes */
+        const int64_t *kp = n ? ir_attr_ints(n, FUSED_ATTN_K_PERM, &cp) : NULL;
+        CHECK(kp && cp == 4 && kp[0] == 0 && kp[1] == 2 && kp[2] == 1 && kp[3] == 3);
+        CHECK(n && has_source(n, "Gather_2") && has_source(n, "Transpose") &&
+              has_source(n, "Reshape"));
+    }
+    ir_graph_destroy(c);
+    int64_t dims[1][CAIRN_MAX_RANK] = {{dx[0], dx[1], dx[2]}};
+    int ranks[1] = {3};
+    compare_runs(g, "fuse_attention", 1, dims, ranks, 1e-5);
+    compare_runs(g, "all", 1, dims, ranks, 1e-5);
+    cairn_graph_destroy(g);
+}
+
 int main(void)
 {
     for (int v = 0; v < 3; v++)
         test_qkv_views(v);
+    for (int v = 0; v < 3; v++)
+        test_qkv_gather_views(v);
     for (int v = 0; v < 4; v++)
         test_encoder(v);
     for (int v = 0; v < 3; v++)
