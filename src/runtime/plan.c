@@ -243,6 +243,10 @@ cairn_status_t plan_build(const ir_graph_t *g, const ir_type_t *in_types,
     p->graph = g;
     /* Shape and Size read only their input's shape: fold them always */
     const int shape_op = ir_op_find("Shape"), size_op = ir_op_find("Size");
+    /* ops whose output is their first input's bytes under another shape:
+     * the output becomes a view of the input (no step, no copy) */
+    const int view_ops[5] = {ir_op_find("Reshape"), ir_op_find("Flatten"), ir_op_find("Squeeze"),
+                             ir_op_find("Unsqueeze"), ir_op_find("Identity")};
     int nv = g->n_values;
     p->types = calloc((size_t)nv + 1, sizeof *p->types);
     p->value_data = calloc((size_t)nv + 1, sizeof *p->value_data);
@@ -256,10 +260,12 @@ cairn_status_t plan_build(const ir_graph_t *g, const ir_type_t *in_types,
     int *step_of = malloc(((size_t)nv + 1) * sizeof(int));     /* producing step, -1 */
     int *last_use = malloc(((size_t)nv + 1) * sizeof(int));    /* last consuming step */
     int *out_slot = malloc(((size_t)nv + 1) * sizeof(int));    /* first output slot, -1 */
+    int *root = malloc(((size_t)nv + 1) * sizeof(int));        /* storage owner (views) */
+    unsigned char *is_gout = calloc((size_t)nv + 1, 1);        /* a graph output */
     live_t *lv = calloc((size_t)nv + 1, sizeof *lv);
     if (!p->types || !p->value_data || !p->owned || !p->sym_values || !p->steps || !p->out_bufs ||
         !p->out_bytes || !p->out_src || !p->out_copy || !step_of || !last_use || !out_slot ||
-        !lv) {
+        !lv || !root || !is_gout) {
         s = oom();
         goto done;
     }
@@ -267,11 +273,14 @@ cairn_status_t plan_build(const ir_graph_t *g, const ir_type_t *in_types,
         step_of[v] = -1;
         last_use[v] = -1;
         out_slot[v] = -1;
+        root[v] = v;
         if (g->values[v].kind == IR_VALUE_CONSTANT) {
             p->types[v] = g->values[v].type;
             p->value_data[v] = g->values[v].data;
         }
     }
+    for (int o = 0; o < g->n_outputs; o++)
+        is_gout[g->outputs[o]] = 1;
     if ((s = bind_inputs(p, in_types)) != CAIRN_OK)
         goto done;
     for (int i = 0; in_values && i < g->n_inputs; i++) {
@@ -341,6 +350,17 @@ cairn_status_t plan_build(const ir_graph_t *g, const ir_type_t *in_types,
             }
             continue;
         }
+        /* a view: the output shares the input's storage (a graph output
+         * keeps its copy into the caller's buffer) */
+        int is_view = 0;
+        for (int q = 0; q < 5; q++)
+            is_view |= view_ops[q] >= 0 && n->op == view_ops[q];
+        if (is_view && n->n_outputs == 1 && n->n_inputs >= 1 && n->inputs[0] >= 0 &&
+            !is_gout[n->outputs[0]] &&
+            p->types[n->inputs[0]].dtype == p->types[n->outputs[0]].dtype) {
+            root[n->outputs[0]] = root[n->inputs[0]];
+            continue;
+        }
         plan_step_t *st = &p->steps[p->n_steps];
         st->node = i;
         st->n = n;
@@ -360,7 +380,7 @@ cairn_status_t plan_build(const ir_graph_t *g, const ir_type_t *in_types,
             int v = n->inputs[j];
             if (v >= 0) {
                 to_ktensor(&st->in[j], &p->types[v], NULL);
-                last_use[v] = p->n_steps - 1;
+                last_use[root[v]] = p->n_steps - 1;
             }
         }
         for (int o = 0; o < n->n_outputs; o++) {
@@ -430,8 +450,9 @@ cairn_status_t plan_build(const ir_graph_t *g, const ir_type_t *in_types,
         input_index[v] = -1;
     for (int i = 0; i < g->n_inputs; i++)
         input_index[g->inputs[i]] = i;
-#define REF_OF(ref, v)                                                  \
+#define REF_OF(ref, v0)                                                 \
     do {                                                                \
+        const int v = (v0) < 0 ? (v0) : root[v0];                       \
         if ((v) < 0) {                                                  \
             (ref).kind = PLAN_BUF_NONE;                                 \
         } else if (p->value_data[v] || step_of[v] < 0) {                \
@@ -465,6 +486,8 @@ cairn_status_t plan_build(const ir_graph_t *g, const ir_type_t *in_types,
     free(offset_of);
 
 done:
+    free(root);
+    free(is_gout);
     free(step_of);
     free(last_use);
     free(out_slot);

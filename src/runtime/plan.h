@@ -4,7 +4,9 @@
  * plan_build binds every symbolic dim from the input shapes, infers each
  * value's concrete type, folds nodes whose inputs are all known (constants,
  * and Shape/Size of anything), and turns the rest into a flat array of
- * steps. Every intermediate gets a fixed offset in one arena, assigned by a
+ * steps (Reshape, Flatten, Squeeze, Unsqueeze and Identity whose output is
+ * not a graph output make no step: their output is a view of the input's
+ * storage). Every intermediate gets a fixed offset in one arena, assigned by a
  * liveness pass (values whose lifetimes do not overlap share bytes). Graph
  * outputs are written straight into the output buffers and graph inputs are
  * read straight from the user's buffers.

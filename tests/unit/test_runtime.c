@@ -3,6 +3,7 @@
  * Identity so it tests the plan, not the kernels. */
 #define _GNU_SOURCE
 #include "check.h"
+#include "runtime/session_internal.h"
 
 #include <pthread.h>
 #include <stdatomic.h>
@@ -61,8 +62,8 @@ int posix_memalign(void **out, size_t align, size_t n)
 void free(void *p) { __libc_free(p); }
 #endif
 
-/* x -> Identity x n -> y */
-static cairn_graph_t *chain(int n, int symbolic)
+/* x -> op x n -> y (op: Identity, or Relu where views must not apply) */
+static cairn_graph_t *chain_of(const char *op, int n, int symbolic)
 {
     cairn_graph_t *g;
     CHECK_OK(cairn_graph_create(&g));
@@ -73,17 +74,26 @@ static cairn_graph_t *chain(int n, int symbolic)
     for (int i = 0; i < n; i++) {
         char nm[32];
         snprintf(nm, sizeof nm, "id%d", i);
-        CHECK_OK(cairn_graph_add_node(g, "Identity", nm, &v, 1, NULL, 0, &v, 1, NULL));
+        CHECK_OK(cairn_graph_add_node(g, op, nm, &v, 1, NULL, 0, &v, 1, NULL));
     }
     CHECK_OK(cairn_graph_mark_output(g, v));
     return g;
 }
 
+static cairn_graph_t *chain(int n, int symbolic)
+{
+    return chain_of("Identity", n, symbolic);
+}
+
 static void test_arena_reuse(void)
 {
-    cairn_graph_t *g = chain(10, 0);
+    /* Relu (x >= 0 here, so y = x) uncompiled: 10 steps; Identity would be
+     * planned as views of x (test_views) */
+    cairn_graph_t *g = chain_of("Relu", 10, 0);
     cairn_session_t *s;
-    CHECK_OK(cairn_session_create(g, NULL, &s));
+    cairn_session_options_t so = cairn_session_options_default();
+    cairn_compile_options_t none = {"none", NULL, NULL};
+    CHECK_OK(cairn_session_create_compiled(g, &so, &none, &s));
     float x[4 * 256], y[4 * 256];
     for (int i = 0; i < 4 * 256; i++)
         x[i] = (float)i;
@@ -108,6 +118,74 @@ static void test_arena_reuse(void)
     CHECK_MSG(atomic_load(&g_allocs) == before, "%ld allocations in 21 repeated runs",
               atomic_load(&g_allocs) - before);
 #endif
+    cairn_session_destroy(s);
+    cairn_graph_destroy(g);
+}
+
+/* Reshape, Flatten, Squeeze, Unsqueeze and Identity are views: no step, no
+ * copy, the output read from its input's storage. An Identity chain is one
+ * step (the copy into the caller's output); in Relu -> Reshape -> Relu ->
+ * Flatten -> Relu the views read the arena and a graph input, the Relus'
+ * storage stays live through their views' readers, and results are right. */
+static void test_views(void)
+{
+    cairn_graph_t *g = chain(6, 0);
+    cairn_session_t *s;
+    cairn_session_options_t so = cairn_session_options_default();
+    cairn_compile_options_t none = {"none", NULL, NULL};
+    CHECK_OK(cairn_session_create_compiled(g, &so, &none, &s));
+    float x[4 * 256], y[4 * 256];
+    for (int i = 0; i < 4 * 256; i++)
+        x[i] = (float)i - 300.0f;
+    cairn_tensor_t in = {CAIRN_F32, 2, {4, 256}, x}, out = {CAIRN_F32, 2, {4, 256}, y};
+    CHECK_OK(cairn_session_run(s, &in, 1, &out, 1));
+    CHECK(memcmp(x, y, sizeof x) == 0);
+    cairn_plan_info_t info;
+    CHECK_OK(cairn_session_plan_info(s, &info));
+    CHECK_MSG(info.steps == 1 && info.arena_bytes == 0, "%d steps, arena %zu", info.steps,
+              info.arena_bytes);
+    cairn_session_destroy(s);
+    cairn_graph_destroy(g);
+
+    CHECK_OK(cairn_graph_create(&g));
+    int64_t dims[2] = {4, 256}, shp[3] = {16, 8, 8};
+    cairn_value_id v, x0, sv;
+    CHECK_OK(cairn_graph_add_input(g, "x", CAIRN_F32, 2, dims, NULL, &x0));
+    cairn_tensor_t st = {CAIRN_I64, 1, {3}, shp};
+    CHECK_OK(cairn_graph_add_constant(g, "shape", &st, &sv));
+    /* a view of the graph input itself, read by a Neg */
+    cairn_value_id rin[2] = {x0, sv};
+    CHECK_OK(cairn_graph_add_node(g, "Reshape", "r0", rin, 2, NULL, 0, &v, 1, NULL));
+    CHECK_OK(cairn_graph_add_node(g, "Neg", "n0", &v, 1, NULL, 0, &v, 1, NULL));
+    CHECK_OK(cairn_graph_add_node(g, "Relu", "a", &v, 1, NULL, 0, &v, 1, NULL));
+    cairn_value_id rin2[2] = {v, sv};
+    CHECK_OK(cairn_graph_add_node(g, "Reshape", "r1", rin2, 2, NULL, 0, &v, 1, NULL));
+    cairn_value_id keep = v; /* read twice: by Neg now and by Add at the end */
+    CHECK_OK(cairn_graph_add_node(g, "Neg", "b", &v, 1, NULL, 0, &v, 1, NULL));
+    cairn_attr_t fa = cairn_attr_int("axis", 1);
+    CHECK_OK(cairn_graph_add_node(g, "Flatten", "f", &v, 1, &fa, 1, &v, 1, NULL));
+    CHECK_OK(cairn_graph_add_node(g, "Neg", "c", &v, 1, NULL, 0, &v, 1, NULL));
+    cairn_value_id fin[2] = {keep, sv};
+    cairn_value_id k3;
+    CHECK_OK(cairn_graph_add_node(g, "Reshape", "r2", fin, 2, NULL, 0, &k3, 1, NULL));
+    cairn_attr_t fb = cairn_attr_int("axis", 1);
+    CHECK_OK(cairn_graph_add_node(g, "Flatten", "f2", &k3, 1, &fb, 1, &k3, 1, NULL));
+    cairn_value_id ain[2] = {v, k3};
+    CHECK_OK(cairn_graph_add_node(g, "Add", "sum", ain, 2, NULL, 0, &v, 1, NULL));
+    CHECK_OK(cairn_graph_mark_output(g, v));
+    CHECK_OK(cairn_session_create_compiled(g, &so, &none, &s));
+    float y2[16 * 64];
+    cairn_tensor_t out2 = {CAIRN_F32, 2, {16, 64}, y2};
+    CHECK_OK(cairn_session_run(s, &in, 1, &out2, 1));
+    /* a = relu(-x); c = -(-a) = a; sum = a + a */
+    int bad = 0;
+    for (int i = 0; i < 4 * 256; i++) {
+        float a = -x[i] > 0 ? -x[i] : 0.0f;
+        bad += y2[i] != a + a;
+    }
+    CHECK_MSG(bad == 0, "%d wrong outputs", bad);
+    CHECK_OK(cairn_session_plan_info(s, &info));
+    CHECK_MSG(info.steps == 5, "%d steps (Neg, Relu, Neg, Neg, Add)", info.steps);
     cairn_session_destroy(s);
     cairn_graph_destroy(g);
 }
@@ -232,6 +310,7 @@ int main(void)
 {
     test_value_specialised_plan();
     test_arena_reuse();
+    test_views();
     test_symbolic_rebind();
     test_concurrent_sessions();
     return check_finish("test_runtime");
