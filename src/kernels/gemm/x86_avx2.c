@@ -660,17 +660,54 @@ void gemm_f32_inda_6x16_avx2(int64_t kc, const float *const *px, const int64_t *
  * pixel 0, channel rows ldr apart). Bias and the first activation run on
  * the 16-channel vectors; the residual, the second activation and the
  * store go element by element (C's rows are channels). */
+ALWAYS_INLINE void transpose8(__m256 v[8]);
+
+/* n (<= 8) floats at p into a vector (lanes past n zero) and back: 6
+ * pixels (a full tile) as 4 + 2, others through the stack; no masked
+ * accesses (microcoded on AMD) */
+ALWAYS_INLINE __m256 load_n(const float *p, int n)
+{
+    if (n == 6)
+        return _mm256_insertf128_ps(
+            _mm256_castps128_ps256(_mm_loadu_ps(p)),
+            _mm_castpd_ps(_mm_load_sd((const double *)(const void *)(p + 4))), 1);
+    float t[8] __attribute__((aligned(32))) = {0};
+    for (int i = 0; i < n; i++)
+        t[i] = p[i];
+    return _mm256_load_ps(t);
+}
+
+ALWAYS_INLINE void store_n(float *p, int n, __m256 v)
+{
+    if (n == 6) {
+        _mm_storeu_ps(p, _mm256_castps256_ps128(v));
+        _mm_store_sd((double *)(void *)(p + 4), _mm_castps_pd(_mm256_extractf128_ps(v, 1)));
+        return;
+    }
+    float t[8] __attribute__((aligned(32)));
+    _mm256_store_ps(t, v);
+    for (int i = 0; i < n; i++)
+        p[i] = t[i];
+}
+
+/* The tile T (npx <= 6 pixel rows of NR channels) stored transposed: the
+ * rows through bias / act / scale, two 8x8 register transposes, then per
+ * channel the pixels' run of C (and of the residual) at once. */
 void gemm_f32_tile_store_t_avx2(const float *T, int npx, int nch, float *C, int64_t ldc,
                                 const gemm_tile_epi_t *e)
 {
-    float t[NR] __attribute__((aligned(32)));
     const __m256i m0 = lane_mask(nch), m1 = lane_mask(nch - 8);
     __m256 b0 = _mm256_setzero_ps(), b1 = _mm256_setzero_ps();
     if (e && e->bias_row) {
         b0 = _mm256_maskload_ps(e->bias_row, m0);
         b1 = _mm256_maskload_ps(e->bias_row + 8, m1);
     }
-    for (int r = 0; r < npx; r++) {
+    __m256 lo[8], hi[8];
+    for (int r = 0; r < 8; r++) {
+        if (r >= npx) {
+            lo[r] = hi[r] = _mm256_setzero_ps();
+            continue;
+        }
         __m256 v0 = _mm256_add_ps(_mm256_loadu_ps(T + r * NR), b0);
         __m256 v1 = _mm256_add_ps(_mm256_loadu_ps(T + r * NR + 8), b1);
         if (e) {
@@ -681,17 +718,17 @@ void gemm_f32_tile_store_t_avx2(const float *T, int npx, int nch, float *C, int6
                 v1 = _mm256_mul_ps(v1, _mm256_set1_ps(e->scale));
             }
         }
-        _mm256_store_ps(t, v0);
-        _mm256_store_ps(t + 8, v1);
-        if (e && (e->res || e->post_act != GEMM_ACT_NONE)) {
-            for (int c = 0; c < nch; c++) {
-                float x = t[c] + (e->res ? e->res[c * e->ldr + r] : 0.0f);
-                C[c * ldc + r] = gemm_act_apply_f32(e->post_act, x, e->post_lo, e->post_hi);
-            }
-        } else {
-            for (int c = 0; c < nch; c++)
-                C[c * ldc + r] = t[c];
-        }
+        lo[r] = v0, hi[r] = v1;
+    }
+    transpose8(lo); /* lo[c]: channel c's pixels */
+    transpose8(hi);
+    for (int c = 0; c < nch; c++) {
+        __m256 v = c < 8 ? lo[c] : hi[c - 8];
+        if (e && e->res)
+            v = _mm256_add_ps(v, load_n(e->res + c * e->ldr, npx));
+        if (e && e->post_act != GEMM_ACT_NONE)
+            v = act256(v, e->post_act, e->post_lo, e->post_hi);
+        store_n(C + c * ldc, npx, v);
     }
 }
 
