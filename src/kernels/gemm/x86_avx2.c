@@ -667,10 +667,12 @@ ALWAYS_INLINE void transpose8(__m256 v[8]);
  * accesses (microcoded on AMD) */
 ALWAYS_INLINE __m256 load_n(const float *p, int n)
 {
-    if (n == 6)
-        return _mm256_insertf128_ps(
-            _mm256_castps128_ps256(_mm_loadu_ps(p)),
-            _mm_castpd_ps(_mm_load_sd((const double *)(const void *)(p + 4))), 1);
+    if (n == 6) {
+        int64_t two;
+        memcpy(&two, p + 4, sizeof two);
+        return _mm256_insertf128_ps(_mm256_castps128_ps256(_mm_loadu_ps(p)),
+                                    _mm_castsi128_ps(_mm_cvtsi64_si128(two)), 1);
+    }
     float t[8] __attribute__((aligned(32))) = {0};
     for (int i = 0; i < n; i++)
         t[i] = p[i];
@@ -681,7 +683,8 @@ ALWAYS_INLINE void store_n(float *p, int n, __m256 v)
 {
     if (n == 6) {
         _mm_storeu_ps(p, _mm256_castps256_ps128(v));
-        _mm_store_sd((double *)(void *)(p + 4), _mm_castps_pd(_mm256_extractf128_ps(v, 1)));
+        const int64_t two = _mm_cvtsi128_si64(_mm_castps_si128(_mm256_extractf128_ps(v, 1)));
+        memcpy(p + 4, &two, sizeof two);
         return;
     }
     float t[8] __attribute__((aligned(32)));
