@@ -251,6 +251,15 @@ static void sweep_variant(const gemm_f32_variant_t *v)
     /* few rows, N wider than the few-row path's cache chunk */
     gcase_t wide = {v, VIA_VARIANT, 2, 1, 0, 16, 8209, 11, 1, 0.5f, 1, NULL, 0};
     run_case(&wide);
+    /* few rows and a long K on 2 threads: split K (partial sums added into
+     * C; beta, alpha, both op(A), padded leading dimensions, 1 and 16 rows) */
+    for (int ta = 0; ta < 2; ta++) {
+        gcase_t sk = {v, VIA_VARIANT, 2, ta, 0, ta ? 16 : 5, 300, 2600, 0.75f, ta ? 0.0f : 0.5f,
+                      ta ? 3 : 0, NULL, 0};
+        run_case(&sk);
+        gcase_t sk1 = {v, VIA_VARIANT, 2, ta, 0, 1, 1500, 2049, 1, 1, 1, NULL, 0};
+        run_case(&sk1);
+    }
     /* K == 0: C = beta*C (and zero for beta == 0) */
     for (int b = 0; b < 2; b++) {
         gcase_t c0 = {v, VIA_VARIANT, 1, 0, b, 5, 40, 0, 1, (float)b * 0.5f, 1, NULL, 0};

@@ -883,7 +883,7 @@ void gemm_f32_pack_b_avx2(int transB, const float *B, int64_t ldb, int64_t p0, i
  * columns of C cost 4 B loads, 3 C loads and 3 C stores for 12 FMAs, so the
  * loop is bound by the FMAs rather than by loads (the portable version
  * loaded and stored C once per 4 FMAs). */
-#define SM_CHUNK 512 /* columns of C per pass for 8+ rows (16 KiB of C in L1) */
+#define SM_CHUNK 1024 /* columns of C per pass for 8+ rows (32 KiB of C: L1, then L2) */
 
 ALWAYS_INLINE void smallm_group(const int RB, const int KB, const int PF, int64_t n, int64_t k0,
                                 float alpha,
