@@ -176,6 +176,17 @@ void KA(block)(const kattn_params_t *p, int64_t bh, int64_t q0, int64_t q1, floa
                 /* the step straddles the causal diagonal of this group
                  * when its last key lies past the first query's limit */
                 const int diag = p->causal && kj[KA_KB - 1] > i0 + off;
+                if (!mk && !diag) {
+                    /* the common step: stored and maxed from the registers
+                     * (the general loop below sends the 12 accumulators
+                     * through the stack: ~20 % of a step at head dim 32) */
+                    for (int u = 0; u < KA_KB; u++) {
+                        V_STORE(st + (j + u) * KA_G, a0[u]);
+                        V_STORE(st + (j + u) * KA_G + VLEN, a1[u]);
+                        x0 = V_MAX(x0, a0[u]), x1 = V_MAX(x1, a1[u]);
+                    }
+                    continue;
+                }
                 for (int u = 0; u < KA_KB; u++) {
                     V s0 = a0[u], s1 = a1[u];
                     if (mk) {
