@@ -25,6 +25,7 @@
 
 #if defined(__x86_64__) && defined(__AVX2__) && defined(__FMA__)
 #include <immintrin.h>
+#include "kernels/vmath/transpose_avx2.h"
 #include <string.h>
 
 /* the 1-D input transform B^T d (rows of B^T: (4, 0, -5, 0, 1, 0),
@@ -74,26 +75,6 @@ static inline void at4(const __m256 m[4], __m256 y[2])
     y[1] = _mm256_sub_ps(_mm256_sub_ps(m[1], m[2]), m[3]);
 }
 
-static inline void transpose8(__m256 r[8])
-{
-    __m256 t0 = _mm256_unpacklo_ps(r[0], r[1]), t1 = _mm256_unpackhi_ps(r[0], r[1]);
-    __m256 t2 = _mm256_unpacklo_ps(r[2], r[3]), t3 = _mm256_unpackhi_ps(r[2], r[3]);
-    __m256 t4 = _mm256_unpacklo_ps(r[4], r[5]), t5 = _mm256_unpackhi_ps(r[4], r[5]);
-    __m256 t6 = _mm256_unpacklo_ps(r[6], r[7]), t7 = _mm256_unpackhi_ps(r[6], r[7]);
-    __m256 s0 = _mm256_shuffle_ps(t0, t2, 0x44), s1 = _mm256_shuffle_ps(t0, t2, 0xEE);
-    __m256 s2 = _mm256_shuffle_ps(t1, t3, 0x44), s3 = _mm256_shuffle_ps(t1, t3, 0xEE);
-    __m256 s4 = _mm256_shuffle_ps(t4, t6, 0x44), s5 = _mm256_shuffle_ps(t4, t6, 0xEE);
-    __m256 s6 = _mm256_shuffle_ps(t5, t7, 0x44), s7 = _mm256_shuffle_ps(t5, t7, 0xEE);
-    r[0] = _mm256_permute2f128_ps(s0, s4, 0x20);
-    r[1] = _mm256_permute2f128_ps(s1, s5, 0x20);
-    r[2] = _mm256_permute2f128_ps(s2, s6, 0x20);
-    r[3] = _mm256_permute2f128_ps(s3, s7, 0x20);
-    r[4] = _mm256_permute2f128_ps(s0, s4, 0x31);
-    r[5] = _mm256_permute2f128_ps(s1, s5, 0x31);
-    r[6] = _mm256_permute2f128_ps(s2, s6, 0x31);
-    r[7] = _mm256_permute2f128_ps(s3, s7, 0x31);
-}
-
 /* padded pixels [q0, q0 + n) of input row iy of the 8-channel block:
  * pixel q at xr[(q - q0) * 8 + l] holds channel l's input column q - pl
  * (0 outside the input or past channel nc) */
@@ -121,7 +102,7 @@ static void pad_row(const wino_geom_t *g, const float *x, int nc, int64_t iy, in
         __m256 r[8];
         for (int l = 0; l < 8; l++)
             r[l] = src[l] ? _mm256_loadu_ps(src[l] + c) : _mm256_setzero_ps();
-        transpose8(r);
+        vm256_transpose8(r);
         for (int k = 0; k < 8; k++)
             _mm256_storeu_ps(d + k * 8, r[k]);
     }

@@ -39,6 +39,7 @@
 
 #if defined(__x86_64__) && defined(__AVX2__) && defined(__FMA__)
 #include <immintrin.h>
+#include "kernels/vmath/transpose_avx2.h"
 
 /* lanes i with lo <= i < hi */
 static inline __m256i mask_range(int64_t lo, int64_t hi)
@@ -562,27 +563,6 @@ void conv_dw_plane_f32_avx2(const conv_params_t *p, const float *x, const float 
 #define DW8_OUT_PIX 512       /* output band buffer, pixels */
 #define DW8_MAX_TAPS 64
 
-/* In-place 8x8 transpose: v[i][j] -> v[j][i]. */
-static inline __attribute__((always_inline)) void tr8(__m256 v[8])
-{
-    __m256 u0 = _mm256_unpacklo_ps(v[0], v[1]), u1 = _mm256_unpackhi_ps(v[0], v[1]);
-    __m256 u2 = _mm256_unpacklo_ps(v[2], v[3]), u3 = _mm256_unpackhi_ps(v[2], v[3]);
-    __m256 u4 = _mm256_unpacklo_ps(v[4], v[5]), u5 = _mm256_unpackhi_ps(v[4], v[5]);
-    __m256 u6 = _mm256_unpacklo_ps(v[6], v[7]), u7 = _mm256_unpackhi_ps(v[6], v[7]);
-    __m256 s0 = _mm256_shuffle_ps(u0, u2, 0x44), s1 = _mm256_shuffle_ps(u0, u2, 0xEE);
-    __m256 s2 = _mm256_shuffle_ps(u1, u3, 0x44), s3 = _mm256_shuffle_ps(u1, u3, 0xEE);
-    __m256 s4 = _mm256_shuffle_ps(u4, u6, 0x44), s5 = _mm256_shuffle_ps(u4, u6, 0xEE);
-    __m256 s6 = _mm256_shuffle_ps(u5, u7, 0x44), s7 = _mm256_shuffle_ps(u5, u7, 0xEE);
-    v[0] = _mm256_permute2f128_ps(s0, s4, 0x20);
-    v[1] = _mm256_permute2f128_ps(s1, s5, 0x20);
-    v[2] = _mm256_permute2f128_ps(s2, s6, 0x20);
-    v[3] = _mm256_permute2f128_ps(s3, s7, 0x20);
-    v[4] = _mm256_permute2f128_ps(s0, s4, 0x31);
-    v[5] = _mm256_permute2f128_ps(s1, s5, 0x31);
-    v[6] = _mm256_permute2f128_ps(s2, s6, 0x31);
-    v[7] = _mm256_permute2f128_ps(s3, s7, 0x31);
-}
-
 typedef struct dw8 {
     int64_t IH, IW, OH, OW, KH, KW, sh, sw, dh, dw, pt, pl;
     int64_t in_sz, out_sz; /* floats per input / output plane */
@@ -642,7 +622,7 @@ static void dw8_fill_row(const dw8_t *g, const float *x, int64_t ih, float *dst)
                 v[c] = c < g->nc ? _mm256_maskload_ps(src + c * g->in_sz + i, m)
                                  : _mm256_setzero_ps();
         }
-        tr8(v);
+        vm256_transpose8(v);
         float *d = dst + i * 8;
         if (n == 8) {
             for (int j = 0; j < 8; j++)
@@ -720,7 +700,7 @@ dw8_store_full(const dw8_t *g, const float *ob, int64_t n, const float *res, flo
         __m256 v[8];
         for (int k = 0; k < 8; k++)
             v[k] = _mm256_load_ps(ob + (j + k) * 8);
-        tr8(v);
+        vm256_transpose8(v);
         float *yo = y + j0 + j;
         const float *ro = RES ? res + j0 + j : NULL;
 #pragma GCC unroll 8
@@ -785,7 +765,7 @@ static void dw8_store_band(const dw8_t *g, const dw_row_t *r, const float *ob, i
         __m256 v[8];
         for (int k = 0; k < 8; k++)
             v[k] = k < m ? _mm256_load_ps(ob + (j + k) * 8) : _mm256_setzero_ps();
-        tr8(v);
+        vm256_transpose8(v);
         for (int c = 0; c < g->nc; c++) {
             const int64_t off = c * g->out_sz + j0 + j;
             dw_store(r, v[c], res ? res + off : NULL, y + off, m);

@@ -12,6 +12,7 @@
 
 #if defined(__x86_64__) && defined(__AVX2__) && defined(__FMA__)
 #include <immintrin.h>
+#include "kernels/vmath/transpose_avx2.h"
 
 #define MR 6
 #define NR 16
@@ -660,8 +661,6 @@ void gemm_f32_inda_6x16_avx2(int64_t kc, const float *const *px, const int64_t *
  * pixel 0, channel rows ldr apart). Bias and the first activation run on
  * the 16-channel vectors; the residual, the second activation and the
  * store go element by element (C's rows are channels). */
-ALWAYS_INLINE void transpose8(__m256 v[8]);
-
 /* n (<= 8) floats at p into a vector (lanes past n zero) and back: 6
  * pixels (a full tile) as 4 + 2, others through the stack; no masked
  * accesses (microcoded on AMD) */
@@ -723,8 +722,8 @@ void gemm_f32_tile_store_t_avx2(const float *T, int npx, int nch, float *C, int6
         }
         lo[r] = v0, hi[r] = v1;
     }
-    transpose8(lo); /* lo[c]: channel c's pixels */
-    transpose8(hi);
+    vm256_transpose8(lo); /* lo[c]: channel c's pixels */
+    vm256_transpose8(hi);
     for (int c = 0; c < nch; c++) {
         __m256 v = c < 8 ? lo[c] : hi[c - 8];
         if (e && e->res)
@@ -799,26 +798,6 @@ void gemm_f32_ukernel_6x16_avx2(int64_t kc, const float *A, int64_t rs_a, int64_
         kernel_direct(MR, kc, A, rs_a, cs_a, B, ldb, C, ldc, m, n, alpha, beta, e);
 }
 
-/* In-register transpose of an 8 x 8 block: v[i] lane j <- v[j] lane i. */
-ALWAYS_INLINE void transpose8(__m256 v[8])
-{
-    __m256 t0 = _mm256_unpacklo_ps(v[0], v[1]), t1 = _mm256_unpackhi_ps(v[0], v[1]);
-    __m256 t2 = _mm256_unpacklo_ps(v[2], v[3]), t3 = _mm256_unpackhi_ps(v[2], v[3]);
-    __m256 t4 = _mm256_unpacklo_ps(v[4], v[5]), t5 = _mm256_unpackhi_ps(v[4], v[5]);
-    __m256 t6 = _mm256_unpacklo_ps(v[6], v[7]), t7 = _mm256_unpackhi_ps(v[6], v[7]);
-    __m256 u0 = _mm256_shuffle_ps(t0, t2, 0x44), u1 = _mm256_shuffle_ps(t0, t2, 0xEE);
-    __m256 u2 = _mm256_shuffle_ps(t1, t3, 0x44), u3 = _mm256_shuffle_ps(t1, t3, 0xEE);
-    __m256 u4 = _mm256_shuffle_ps(t4, t6, 0x44), u5 = _mm256_shuffle_ps(t4, t6, 0xEE);
-    __m256 u6 = _mm256_shuffle_ps(t5, t7, 0x44), u7 = _mm256_shuffle_ps(t5, t7, 0xEE);
-    v[0] = _mm256_permute2f128_ps(u0, u4, 0x20);
-    v[1] = _mm256_permute2f128_ps(u1, u5, 0x20);
-    v[2] = _mm256_permute2f128_ps(u2, u6, 0x20);
-    v[3] = _mm256_permute2f128_ps(u3, u7, 0x20);
-    v[4] = _mm256_permute2f128_ps(u0, u4, 0x31);
-    v[5] = _mm256_permute2f128_ps(u1, u5, 0x31);
-    v[6] = _mm256_permute2f128_ps(u2, u6, 0x31);
-    v[7] = _mm256_permute2f128_ps(u3, u7, 0x31);
-}
 
 /* Packs `rows` (<= w) row streams s + r*ld, contiguous along k, into one
  * k-major panel of width w: element (r, k) at d[k*w + r], rows past `rows`
@@ -834,7 +813,7 @@ static void pack_kmajor(const float *s, int64_t ld, int rows, int64_t kc, int w,
             __m256 v[8];
             for (int i = 0; i < 8; i++)
                 v[i] = r0 + i < rows ? _mm256_loadu_ps(s + (r0 + i) * ld + k) : _mm256_setzero_ps();
-            transpose8(v);
+            vm256_transpose8(v);
             int cnt = w - r0 < 8 ? w - r0 : 8;
             for (int i = 0; i < 8; i++) {
                 float *dk = d + (k + i) * w + r0;
