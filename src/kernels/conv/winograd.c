@@ -35,8 +35,9 @@
  * G) make rounding errors larger than the direct sum's: on a 128-channel
  * layer test_conv_fast measures max |Winograd - exact| / sum |x||w| =
  * 1.7e-6 (asserted <= 3e-6) against 1.7e-7 for the direct GEMM; still well
- * inside f32 model tolerances (ResNet-50 agrees with onnxruntime to ~1e-5). CAIRN_CONV_WINOGRAD=0
- * turns the path off for weights packed afterwards (conv_f32_set_winograd likewise).
+ * inside f32 model tolerances (ResNet-50 agrees with onnxruntime to ~1e-5).
+ * CAIRN_CONV_WINOGRAD=0 turns the path off for weights packed afterwards
+ * (conv_f32_set_winograd likewise).
  *
  * Driver, per image: (1) each row of tiles is padded and transformed into
  * V, all channels (items: tile rows, cut into channel ranges of 16 when
@@ -67,6 +68,7 @@ typedef struct wino_hdr {
     uint64_t mat_bytes; /* one packed U[xi], rounded up to 64 */
     int32_t tile;       /* outputs per tile side: 4, F(4x4, 3x3), or 2, F(2x2, 3x3) */
 } wino_hdr_t;
+_Static_assert(sizeof(wino_hdr_t) <= WINO_HEADER, "the Winograd header fits its 64 bytes");
 
 static int64_t up8(int64_t n)
 {

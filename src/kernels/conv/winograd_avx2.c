@@ -1,7 +1,9 @@
 /*
- * AVX2 + FMA transforms of the Winograd F(4x4, 3x3) convolution
- * (winograd.c has the algorithm, the layouts and the driver). Eight
- * channels are the eight lanes everywhere:
+ * AVX2 + FMA transforms of the Winograd F(4x4, 3x3) and F(2x2, 3x3)
+ * convolutions (winograd.c has the algorithm, the layouts and the driver);
+ * described for F(4x4): F(2x2) has 4 input rows, 4x4 input tiles, 16
+ * products and 2x2 outputs (the tile size a constant after inlining).
+ * Eight channels are the eight lanes everywhere:
  *  - conv_wino_in_f32_avx2: the 6 input rows under one row of tiles, for
  *    a block of 8 input channels, are copied into zero-padded pixel-major
  *    rows on the stack (8 floats per pixel, 8x8 register transposes from
