@@ -45,6 +45,9 @@ cairn_status_t pass_fold_bn(ir_graph_t *g, const pass_ctx_t *c);
 /* Conv epilogue fusion: Conv -> [Relu|Sigmoid|Clip] -> [Add residual]
  * becomes one FusedConv. */
 cairn_status_t pass_fuse_conv(ir_graph_t *g, const pass_ctx_t *c);
+/* Inverted-residual fusion: 1x1 expansion -> depthwise -> 1x1 projection
+ * Conv / FusedConv chains become one FusedMBConv (fuse_mbconv.c). */
+cairn_status_t pass_fuse_mbconv(ir_graph_t *g, const pass_ctx_t *c);
 /* Attention fusion: MatMul(Q, K^T) -> [scale] -> [Add mask | causal Where]
  * -> Softmax -> MatMul(., V), with the transposes around it, becomes one
  * FusedAttention (fuse_attention.c). */

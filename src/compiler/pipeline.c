@@ -4,6 +4,7 @@
  * code, then canonical forms (LayerNormalization, Gelu) that the GEMM
  * fusion can absorb as activations, BatchNormalization folded into the
  * Conv before it, Conv epilogues (activation, residual) fused, then
+ * inverted-residual blocks (expand, depthwise, project) as one node, then
  * attention chains as one FusedAttention (before GEMM fusion, which would
  * take its MatMuls), then the elementwise chains no epilogue took as one
  * FusedElementwise each, then pre-packing of what remains a GEMM with a
@@ -18,6 +19,7 @@
 static const pass_def_t pipeline[] = {
     {"fold", pass_fold},         {"dce", pass_dce},         {"canonicalize", pass_canonicalize},
     {"fold_bn", pass_fold_bn},   {"fuse_conv", pass_fuse_conv},
+    {"fuse_mbconv", pass_fuse_mbconv},
     {"fuse_attention", pass_fuse_attention},
     {"fuse_gemm", pass_fuse_gemm}, {"fuse_eltwise", pass_fuse_eltwise},
     {"prepack", pass_prepack},
@@ -40,7 +42,8 @@ const pass_def_t *compiler_find_pass(const char *name)
 
 static const char *pass_list(void)
 {
-    return "fold, dce, canonicalize, fold_bn, fuse_conv, fuse_attention, fuse_gemm, fuse_eltwise, "
+    return "fold, dce, canonicalize, fold_bn, fuse_conv, fuse_mbconv, fuse_attention, fuse_gemm, "
+           "fuse_eltwise, "
            "prepack";
 }
 

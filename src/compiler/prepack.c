@@ -8,6 +8,8 @@
  * process (it records the micro-kernel variant it was made for).
  * Conv and FusedConv with a constant W and group 1 get W packed the same
  * way as the GEMM's left operand (FusedConv with packed = 1, w_shape).
+ * FusedMBConv gets its two 1x1 weights packed as the GEMM's B (packed = 1,
+ * channels = [C, E, M]).
  */
 #include "compiler/rewrite.h"
 
@@ -15,6 +17,7 @@
 #include "ir/ops/fused.h"
 #include "compiler/conv_attrs.h"
 #include "kernels/conv/conv.h"
+#include "kernels/conv/mbconv.h"
 #include "kernels/gemm/gemm.h"
 
 #include <stdio.h>
@@ -231,6 +234,61 @@ static cairn_status_t pack_conv(rw_t *r, int i)
     return CAIRN_OK;
 }
 
+/* FusedMBConv with plain weights: W1 (E x C) and W2 (M x E) packed by
+ * conv_mb_pack, packed = 1 and channels = [C, E, M]. */
+static cairn_status_t pack_mbconv(rw_t *r, int i)
+{
+    const ir_graph_t *g = r->g;
+    const ir_node_t *n = &g->nodes[i];
+    if (ir_attr_i(n, FUSED_MB_PACKED) || n->n_inputs < 6)
+        return CAIRN_OK;
+    const int w1 = n->inputs[1], w2 = n->inputs[5];
+    const ir_value_t *v1 = &g->values[w1], *v2 = &g->values[w2];
+    if (v1->kind != IR_VALUE_CONSTANT || v2->kind != IR_VALUE_CONSTANT || !v1->data ||
+        !v2->data || v1->type.dtype != CAIRN_F32 || v2->type.dtype != CAIRN_F32 ||
+        v1->type.shape.rank != 4 || v2->type.shape.rank != 4)
+        return CAIRN_OK;
+    const int64_t E = v1->type.shape.d[0], C = v1->type.shape.d[1], M = v2->type.shape.d[0];
+    if (E < 1 || C < 1 || M < 1 || v2->type.shape.d[1] != E)
+        return CAIRN_OK;
+    int pv[2];
+    const int64_t rows[2] = {E, M}, cols[2] = {C, E};
+    for (int t = 0; t < 2; t++) {
+        const ir_value_t *v = t ? v2 : v1;
+        const size_t size = conv_mb_packed_size(rows[t], cols[t]);
+        ir_blob_t *buf = ir_blob_alloc(size);
+        if (!buf)
+            return base_error(CAIRN_ERR_OUT_OF_MEMORY, "out of memory");
+        cairn_status_t s = conv_mb_pack(rows[t], cols[t], v->data, buf->data, size);
+        if (s != CAIRN_OK) {
+            ir_blob_unref(buf);
+            return base_error_prefix(s, "pre-packing %s of node '%s': ", t ? "W2" : "W1",
+                                     n->name);
+        }
+        BASE_TRY(add_packed(r, v->name, buf, size, &pv[t]));
+    }
+    cairn_attr_t attrs[24];
+    int na = conv_attrs_of(n, attrs, 22);
+    if (na < 0)
+        return CAIRN_OK;
+    const int64_t ch[3] = {C, E, M};
+    int keep = 0; /* drop any stale packed / channels entries */
+    for (int a = 0; a < na; a++)
+        if (strcmp(attrs[a].name, "packed") && strcmp(attrs[a].name, "channels"))
+            attrs[keep++] = attrs[a];
+    na = keep;
+    attrs[na++] = cairn_attr_int("packed", 1);
+    attrs[na++] = cairn_attr_ints("channels", ch, 3);
+    int in[8];
+    for (int k = 0; k < n->n_inputs && k < 8; k++)
+        in[k] = n->inputs[k];
+    in[1] = pv[0], in[5] = pv[1];
+    BASE_TRY(rw_try_replace(r, i, IR_OP_FusedMBConv, in, n->n_inputs, attrs, na, &i, 1));
+    drop_if_unused(r, w1);
+    drop_if_unused(r, w2);
+    return CAIRN_OK;
+}
+
 cairn_status_t pass_prepack(ir_graph_t *g, const pass_ctx_t *c)
 {
     (void)c;
@@ -243,6 +301,8 @@ cairn_status_t pass_prepack(ir_graph_t *g, const pass_ctx_t *c)
             s = pack_one(&r, i);
         else if (!r.dead[i] && (op == IR_OP_Conv || op == IR_OP_FusedConv))
             s = pack_conv(&r, i);
+        else if (!r.dead[i] && op == IR_OP_FusedMBConv)
+            s = pack_mbconv(&r, i);
     }
     if (s != CAIRN_OK) {
         rw_free(&r);

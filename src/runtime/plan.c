@@ -6,6 +6,7 @@
 #include "base/dtype.h"
 #include "ir/ops/fused.h"
 #include "kernels/conv/conv.h"
+#include "kernels/conv/mbconv.h"
 #include "kernels/eltwise/fused.h"
 #include "kernels/attn/attn.h"
 #include "kernels/gemm/gemm.h"
@@ -632,6 +633,12 @@ void plan_step_kernel(const plan_step_t *st, char *buf, size_t cap)
             snprintf(buf, cap, "conv depthwise %s%s", conv_dw_variant_name(), tail);
         else
             snprintf(buf, cap, "conv im2col/1x1 + gemm %s%s", gemm_f32_variant_name(), tail);
+    } else if (n->op == IR_OP_FusedMBConv) {
+        const char *dwc = NULL;
+        conv_dwc_row_select(&dwc);
+        snprintf(buf, cap, "mbconv %lldx%lld/%lld: expand gemm %s, depthwise %s, project indirect-A",
+                 (long long)ir_attr_i(n, FUSED_MB_KERNEL), (long long)ir_attr_i(n, FUSED_MB_KERNEL),
+                 (long long)ir_attr_i(n, FUSED_MB_STRIDE), gemm_f32_variant_name(), dwc);
     } else if (n->op == IR_OP_FusedAttention) {
         snprintf(buf, cap, "attention %s%s%s", kattn_select()->name,
                  ir_attr_i(n, FUSED_ATTN_CAUSAL) ? " causal" : "",

@@ -1,14 +1,16 @@
 #!/bin/sh
 # One model of tests/models against onnxruntime (a ctest; see check_ort.py):
-#   sh tests/models/check.sh BUILD_DIR CAIRN MODEL.onnx
+#   sh tests/models/check.sh BUILD_DIR CAIRN MODEL.onnx [WORK_NAME]
+# (WORK_NAME: the work folder's name under BUILD_DIR/models_check, the model's by default;
+# tests that run one model under different settings give each its own)
 # Makes sure the build folder's venv exists first; exit 77 (skipped) only when it cannot be
 # created, e.g. without python3-venv or the package index.
 set -u
-build=$1 cairn=$2 model=$3
+build=$1 cairn=$2 model=$3 work=${4:-}
 here=$(cd "$(dirname "$0")" && pwd)
 if ! sh "$here/../../models/venv.sh" "$build/venv"; then
   echo "SKIPPED: the virtual environment $build/venv with onnxruntime could not be created" >&2
   exit 77
 fi
-name=$(basename "$model" .onnx)
+name=${work:-$(basename "$model" .onnx)}
 exec "$build/venv/bin/python" "$here/check_ort.py" "$cairn" "$model" "$build/models_check/$name"

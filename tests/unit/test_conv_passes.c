@@ -1,4 +1,4 @@
-/* The Conv passes (fold_bn, fuse_conv) on small graphs built through the C
+/* The Conv passes (fold_bn, fuse_conv, fuse_mbconv, prepack) on small graphs built through the C
  * API: each rewrite's structure (ops, sources, attributes kept, absorbed
  * nodes gone), what must not fuse, and that outputs match the same graph
  * run with the passes off. Helpers in compiler_test_util.h. */
@@ -7,6 +7,7 @@
 #include "ir/op_table.h"
 #include "ir/ops/fused.h"
 #include "kernels/conv/conv.h"
+#include "kernels/conv/mbconv.h"
 #include "kernels/gemm/gemm.h"
 #include "runtime/session_internal.h"
 
@@ -278,6 +279,74 @@ static void test_prepack_winograd(void)
     cairn_graph_destroy(g);
 }
 
+/* fuse_mbconv: expand 1x1 (+ Clip) -> depthwise 3x3 / stride (+ Relu) ->
+ * project 1x1 (+ residual Add) becomes one FusedMBConv with the stages'
+ * epilogues in its attributes; prepack then packs its two 1x1 weights
+ * (packed = 1, channels = [C, E, M]); not fused when the expanded value
+ * has a second reader or is a graph output; outputs match the passes off
+ * (1 and 2 threads: rows split between threads, or whole-plane stages). */
+static void test_fuse_mbconv(int stride, int residual, int leak)
+{
+    cairn_graph_t *g;
+    CHECK_OK(cairn_graph_create(&g));
+    const int64_t C = 64, E = 96, M = residual ? 64 : 40, H = 9, W = 10;
+    const int64_t OH = (H - 1) / stride + 1, OW = (W - 1) / stride + 1;
+    int64_t dx[4] = {1, C, H, W}, d1[4] = {E, C, 1, 1}, dd[4] = {E, 1, 3, 3},
+            d2[4] = {M, E, 1, 1}, de[1] = {E}, dm[1] = {M};
+    cairn_value_id x;
+    CHECK_OK(cairn_graph_add_input(g, "x", CAIRN_F32, 4, dx, NULL, &x));
+    cairn_value_id e = conv(g, "expand", x, tensor(g, "W1", 4, d1, 31, -0.2, 0.2),
+                            tensor(g, "B1", 1, de, 32, -1, 1), 1, 0);
+    cairn_value_id ci[3] = {e, scalar(g, "lo", 0.0f), scalar(g, "hi", 6.0f)};
+    cairn_value_id ea = node(g, "Clip", "expand_act", ci, 3, NULL, 0);
+    int64_t pads[4] = {1, 1, 1, 1}, strides[2] = {stride, stride};
+    cairn_attr_t a[3] = {cairn_attr_ints("pads", pads, 4), cairn_attr_int("group", E),
+                         cairn_attr_ints("strides", strides, 2)};
+    cairn_value_id din[3] = {ea, tensor(g, "Wd", 4, dd, 33, -0.5, 0.5),
+                             tensor(g, "Bd", 1, de, 34, -1, 1)};
+    cairn_value_id d = node(g, "Conv", "dw", din, 3, a, 3);
+    cairn_value_id da = node(g, "Relu", "dw_act", &d, 1, NULL, 0);
+    cairn_value_id y = conv(g, "project", da, tensor(g, "W2", 4, d2, 35, -0.1, 0.1),
+                            tensor(g, "B2", 1, dm, 36, -1, 1), 1, 0);
+    if (residual)
+        y = bin(g, "Add", "residual", y, x);
+    CHECK_OK(cairn_graph_mark_output(g, y));
+    if (leak)
+        CHECK_OK(cairn_graph_mark_output(g, ea));
+    ir_graph_t *c = compiled(g, "fuse_conv,fuse_mbconv");
+    const ir_node_t *n = find_op(c, IR_OP_FusedMBConv);
+    if (leak || !conv_mb_available()) {
+        CHECK(!n);
+    } else {
+        CHECK(n && c->n_nodes == 1 && has_source(n, "expand_act") && has_source(n, "dw_act") &&
+              (!residual || has_source(n, "residual")));
+        CHECK(n && ir_attr_i(n, FUSED_MB_STRIDE) == stride && ir_attr_i(n, FUSED_MB_KERNEL) == 3 &&
+              ir_attr_i(n, FUSED_MB_EXPAND_ACT) == GEMM_ACT_CLIP &&
+              ir_attr_f(n, FUSED_MB_EXPAND_CLIP_MAX) == 6.0f &&
+              ir_attr_f(n, FUSED_MB_DW_CLIP_MIN) == 0.0f && !ir_attr_i(n, FUSED_MB_PACKED));
+        CHECK(n && (n->n_inputs == 8) == (residual != 0));
+    }
+    ir_graph_destroy(c);
+    c = compiled(g, "all");
+    n = find_op(c, IR_OP_FusedMBConv);
+    CHECK((n != NULL) == (!leak && conv_mb_available()));
+    if (n) {
+        size_t nc = 0;
+        const int64_t *ch = ir_attr_ints(n, FUSED_MB_CHANNELS, &nc);
+        CHECK(ir_attr_i(n, FUSED_MB_PACKED) == 1 && nc == 3 && ch[0] == C && ch[1] == E &&
+              ch[2] == M);
+        CHECK(c->values[n->inputs[1]].type.dtype == CAIRN_U8 &&
+              c->values[n->inputs[5]].type.dtype == CAIRN_U8);
+    }
+    ir_graph_destroy(c);
+    int64_t dims[1][CAIRN_MAX_RANK] = {{1, C, H, W}};
+    int ranks[1] = {4};
+    compare_runs(g, "fuse_conv,fuse_mbconv", 1, dims, ranks, 1e-5);
+    compare_runs(g, "all", 1, dims, ranks, 1e-5);
+    (void)OH, (void)OW;
+    cairn_graph_destroy(g);
+}
+
 int main(void)
 {
     test_prepack_winograd();
@@ -293,5 +362,10 @@ int main(void)
         test_fuse_conv_post(dwc, 0);
         test_fuse_conv_post(dwc, 1);
     }
+    for (int st = 1; st <= 2; st++) {
+        test_fuse_mbconv(st, st == 1, 0);
+        test_fuse_mbconv(st, 0, 0);
+    }
+    test_fuse_mbconv(1, 1, 1);
     return check_finish("test_conv_passes");
 }

@@ -82,8 +82,8 @@ static void run_usage(FILE *f)
             "  --explain         print the optimised plan: each step, the model nodes it\n"
             "                    covers, output shapes, kernel variant, threads; the arena\n"
             "  --dump-after PASS print the graph after compiler pass PASS (fold, dce,\n"
-            "                    canonicalize, fold_bn, fuse_conv, fuse_attention,\n"
-            "                    fuse_gemm, prepack)\n"
+            "                    canonicalize, fold_bn, fuse_conv, fuse_mbconv,\n"
+            "                    fuse_attention, fuse_gemm, fuse_eltwise, prepack)\n"
             "  --passes LIST     compiler passes to run: all (default), none, or a comma-\n"
             "                    separated list (overrides the CAIRN_PASSES variable)\n"
             "  --profile         per-step profile instead (see cairn profile --help)\n"
@@ -203,7 +203,8 @@ static int parse_args(int argc, char **argv, run_opts_t *o)
             if (!compiler_find_pass(val)) {
                 fprintf(o->err,
                         "cairn run: --dump-after '%s': unknown pass (use fold, dce, "
-                        "canonicalize, fold_bn, fuse_conv, fuse_attention, fuse_gemm or prepack)\n",
+                        "canonicalize, fold_bn, fuse_conv, fuse_mbconv, fuse_attention, "
+                        "fuse_gemm, fuse_eltwise or prepack)\n",
                         val);
                 return RUN_USAGE;
             }

@@ -64,6 +64,30 @@ enum {
     FUSED_ATTN_V_VIEW
 };
 
+/* FusedMBConv attribute slots (fused_mbconv.c): the depthwise kernel
+ * size and stride, "packed" (1: W1 and W2 are conv_mb_pack's u8 buffers,
+ * "channels" = [C, E, M] their sizes), then each stage's epilogue: the
+ * expansion's activation (a gemm_act_t) and clip bounds, the depthwise
+ * clamp, the projection's activation and clip bounds, and its activation
+ * after the residual add. */
+enum {
+    FUSED_MB_KERNEL,
+    FUSED_MB_STRIDE,
+    FUSED_MB_PACKED,
+    FUSED_MB_CHANNELS,
+    FUSED_MB_EXPAND_ACT,
+    FUSED_MB_EXPAND_CLIP_MIN,
+    FUSED_MB_EXPAND_CLIP_MAX,
+    FUSED_MB_DW_CLIP_MIN,
+    FUSED_MB_DW_CLIP_MAX,
+    FUSED_MB_PROJECT_ACT,
+    FUSED_MB_PROJECT_CLIP_MIN,
+    FUSED_MB_PROJECT_CLIP_MAX,
+    FUSED_MB_POST_ACT,
+    FUSED_MB_POST_CLIP_MIN,
+    FUSED_MB_POST_CLIP_MAX
+};
+
 /* FusedElementwise attribute slots: "program" (3 ints per instruction:
  * opcode, a, b, as kernels/eltwise/fused.h defines them) and "imms". */
 enum { FUSED_ELT_PROGRAM, FUSED_ELT_IMMS };
