@@ -293,7 +293,26 @@ static void run_packed_range(const gjob_t *j, int64_t m0, int64_t m1, int64_t n0
                  * prefetched a slice per tile while this one is in use */
                 const size_t bpanel = (size_t)(kcp * nr) * es;
                 const size_t bslice = inner > 0 ? (bpanel / (size_t)inner + 63) / 64 * 64 : 0;
-                for (int64_t o = 0; o < outer; o++) {
+                /* runs of tiles in one call (the variant's ukrun): a row of
+                 * them along one A micro-panel, or with B in L1 a column of
+                 * them down one B micro-panel */
+                const int run = j->v && j->v->ukrun && kn->ctx == j->v;
+                for (int64_t o = 0; run && o < outer; o++) {
+                    const char *bnext = b_in_l1 && o + 1 < outer ? bp + (size_t)(o + 1) * bpanel
+                                                                 : NULL;
+                    const int64_t ir = b_in_l1 ? 0 : o * mr, jr = b_in_l1 ? o * nr : 0;
+                    if (pfc && !b_in_l1 && o + 1 < outer)
+                        prefetch_tile(j, ic + ir + mr, jc, mc - ir - mr, last);
+                    j->v->ukrun(kc, b_in_l1, (const float *)(ap + (size_t)(ir * kcp) * es),
+                                (const float *)(bp + (size_t)(jr * kcp) * es),
+                                b_in_l1 ? kcp * mr : kcp * nr,
+                                (float *)((char *)j->C + (size_t)((ic + ir) * j->ldc + jc + jr) * cs),
+                                j->ldc, b_in_l1 ? mc : min64(mr, mc - ir),
+                                b_in_l1 ? min64(nr, nc - jr) : nc, j->alpha, beta,
+                                last ? tile_epi(j->epi, ic + ir, jc + jr, &te) : NULL, bnext,
+                                bslice, bpanel);
+                }
+                for (int64_t o = 0; !run && o < outer; o++) {
                     const char *bnext = b_in_l1 && o + 1 < outer ? bp + (size_t)(o + 1) * bpanel
                                                                  : NULL;
                     for (int64_t q = 0; q < inner; q++) {

@@ -116,6 +116,22 @@ typedef struct gemm_f32_variant {
      * e (bias_row per column of T, residual indexed like C) */
     void (*tile_store_t)(const float *T, int npx, int nch, float *C, int64_t ldc,
                          const gemm_tile_epi_t *e);
+    /* A run of tiles in one call (NULL: none; the driver then calls uk per
+     * tile), as uk would compute them one by one (alpha, beta, the
+     * epilogue e given as its view at the run's first tile, NULL: none):
+     *  - along C's rows (down = 0): C columns [0, n) of rows [0, m <= MR),
+     *    the packed A micro-panel A times the packed B micro-panels
+     *    B + t * step, one tile per NR columns;
+     *  - down C's columns (down = 1): C rows [0, m) of columns [0, n <=
+     *    NR), the A micro-panels A + t * step times B, one tile per MR
+     *    rows; while tile t computes, slice t of the next B micro-panel
+     *    (bnext, slices of `slice` bytes up to `bytes`) is prefetched.
+     * With a short K (a 1x1 convolution over 16-64 channels) the per-tile
+     * calls, epilogue views and prefetch set-up cost as much as the
+     * tile's FMAs. */
+    void (*ukrun)(int64_t kc, int down, const float *A, const float *B, int64_t step, float *C,
+                  int64_t ldc, int64_t m, int64_t n, float alpha, float beta,
+                  const gemm_tile_epi_t *e, const char *bnext, size_t slice, size_t bytes);
 } gemm_f32_variant_t;
 
 /* Best first. */
@@ -240,6 +256,10 @@ void gemm_f32_ukernel_ref_4x8(int64_t kc, const float *A, int64_t rs_a, int64_t 
 void gemm_f32_ukernel_6x16_avx2(int64_t kc, const float *A, int64_t rs_a, int64_t cs_a,
                                 const float *B, int64_t ldb, float *C, int64_t ldc, int m, int n,
                                 float alpha, float beta, const gemm_tile_epi_t *e);
+void gemm_f32_ukrun_6x16_avx2(int64_t kc, int down, const float *A, const float *B, int64_t step,
+                              float *C, int64_t ldc, int64_t m, int64_t n, float alpha,
+                              float beta, const gemm_tile_epi_t *e, const char *bnext,
+                              size_t slice, size_t bytes);
 void gemm_f32_pack_a_avx2(int transA, const float *A, int64_t lda, int64_t i0, int64_t p0,
                           int64_t mc, int64_t kc, int mr, float *dst);
 void gemm_f32_pack_b_avx2(int transB, const float *B, int64_t ldb, int64_t p0, int64_t j0,

@@ -438,24 +438,13 @@ static int simple_epi(const gemm_tile_epi_t *e, gemm_indb_epi_t *ep)
     return 1;
 }
 
-static void kernel_packed(int64_t kc, const float *A, const float *B, float *C, int64_t ldc, int m,
-                          int n, float alpha, float beta, const gemm_tile_epi_t *e)
+/* The packed 6 x 16 tile's k loop and the epilogue: into the 12
+ * accumulators, then with epp through its epilogue into C, else into T
+ * (6 x 16, row stride 16). */
+ALWAYS_INLINE void packed_asm(int64_t kc, const float *A, const float *B, float *T,
+                              const gemm_indb_epi_t *epp)
 {
-    __m256 acc[MR][2];
-    for (int r = 0; r < m; r++)
-        _mm_prefetch((const char *)(C + r * ldc), _MM_HINT_T0);
     int64_t k4 = kc / 4, k1 = kc % 4, t, u;
-    /* a full tile, C = A*B (+ C, a later K block) plus a simple epilogue
-     * (or none): applied on the registers and stored from them, not
-     * through acc and epi_store */
-    gemm_indb_epi_t ep, *epp = NULL;
-    if (m == MR && n == NR && alpha == 1.0f && (beta == 0.0f || beta == 1.0f) &&
-        simple_epi(e, &ep)) {
-        ep.acc_c = beta != 0.0f;
-        ep.C = C;
-        ep.ldc_bytes = ldc * (int64_t)sizeof(float);
-        epp = &ep;
-    }
     __asm__ volatile(IB_ZERO12
                      "testq %[k4], %[k4]\n\t"
                      "jz 2f\n\t"
@@ -485,13 +474,97 @@ static void kernel_packed(int64_t kc, const float *A, const float *B, float *C, 
                      IB_EPILOGUE
                      : [a] "+r"(A), [b] "+r"(B), [k4] "+r"(k4), [k1] "+r"(k1), [t] "=&r"(t),
                        [u] "=&r"(u)
-                     : [T] "r"(&acc[0][0]), [ep] "r"(epp)
+                     : [T] "r"(T), [ep] "r"(epp)
                      : "memory", "cc", "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6",
                        "xmm7", "xmm8", "xmm9", "xmm10", "xmm11", "xmm12", "xmm13", "xmm14",
                        "xmm15");
+}
+
+static void kernel_packed(int64_t kc, const float *A, const float *B, float *C, int64_t ldc, int m,
+                          int n, float alpha, float beta, const gemm_tile_epi_t *e)
+{
+    __m256 acc[MR][2];
+    for (int r = 0; r < m; r++)
+        _mm_prefetch((const char *)(C + r * ldc), _MM_HINT_T0);
+    /* a full tile, C = A*B (+ C, a later K block) plus a simple epilogue
+     * (or none): applied on the registers and stored from them, not
+     * through acc and epi_store */
+    gemm_indb_epi_t ep, *epp = NULL;
+    if (m == MR && n == NR && alpha == 1.0f && (beta == 0.0f || beta == 1.0f) &&
+        simple_epi(e, &ep)) {
+        ep.acc_c = beta != 0.0f;
+        ep.C = C;
+        ep.ldc_bytes = ldc * (int64_t)sizeof(float);
+        epp = &ep;
+    }
+    packed_asm(kc, A, B, (float *)&acc[0][0], epp);
     if (epp)
         return;
     store_tile(acc, MR, C, ldc, m, n, alpha, beta, e);
+}
+
+void gemm_f32_ukrun_6x16_avx2(int64_t kc, int down, const float *A, const float *B, int64_t step,
+                              float *C, int64_t ldc, int64_t m, int64_t n, float alpha,
+                              float beta, const gemm_tile_epi_t *e, const char *bnext,
+                              size_t slice, size_t bytes)
+{
+    /* full tiles with a simple epilogue: one epilogue descriptor for the
+     * run, its pointers moved along; the next tile's C (and residual)
+     * rows prefetched while this one computes */
+    gemm_indb_epi_t ep;
+    const int fast = alpha == 1.0f && (beta == 0.0f || beta == 1.0f) && simple_epi(e, &ep);
+    const float *brow = fast ? ep.bias : NULL, *bcol = fast ? ep.bcol : NULL;
+    const float *res = e ? e->res : NULL;
+    const int64_t ldr = e ? e->ldr : 0;
+    if (fast) {
+        ep.acc_c = beta != 0.0f;
+        ep.ldc_bytes = ldc * (int64_t)sizeof(float);
+    }
+    /* tile t's offsets: rows t*dr, columns t*dc */
+    const int64_t dr = down ? MR : 0, dc = down ? 0 : NR, total = down ? m : n;
+    const int64_t per = down ? MR : NR;
+    gemm_tile_epi_t te;
+    int64_t t = 0;
+    for (int64_t x = 0; x < total; x += per, t++) {
+        const int tm = down ? (int)(m - x < MR ? m - x : MR) : (int)m;
+        const int tn = down ? (int)n : (int)(n - x < NR ? n - x : NR);
+        const int64_t r0 = t * dr, c0 = t * dc;
+        const float *a = down ? A + t * step : A, *b = down ? B : B + t * step;
+        float *c = C + r0 * ldc + c0;
+        if (x + per < total) { /* the next tile's C and residual rows */
+            const int64_t r1 = r0 + dr, c1 = c0 + dc;
+            const int rows = down ? (int)(m - x - MR < MR ? m - x - MR : MR) : (int)m;
+            for (int r = 0; r < rows; r++) {
+                _mm_prefetch((const char *)(C + (r1 + r) * ldc + c1), _MM_HINT_T0);
+                _mm_prefetch((const char *)(C + (r1 + r) * ldc + c1 + NR - 1), _MM_HINT_T0);
+                if (res) {
+                    _mm_prefetch((const char *)(res + (r1 + r) * ldr + c1), _MM_HINT_T0);
+                    _mm_prefetch((const char *)(res + (r1 + r) * ldr + c1 + NR - 1), _MM_HINT_T0);
+                }
+            }
+        }
+        if (bnext)
+            for (size_t off = (size_t)t * slice; off < (size_t)(t + 1) * slice && off < bytes;
+                 off += 64)
+                _mm_prefetch(bnext + off, _MM_HINT_T0);
+        if (fast && tm == MR && tn == NR) {
+            ep.C = c;
+            ep.bias = brow ? brow + r0 : NULL;
+            ep.bcol = bcol ? bcol + c0 : NULL;
+            ep.res = res ? res + r0 * ldr + c0 : NULL;
+            packed_asm(kc, a, b, NULL, &ep);
+            continue;
+        }
+        const gemm_tile_epi_t *et = NULL;
+        if (e) {
+            te = *e;
+            te.bias_row = e->bias_row ? e->bias_row + r0 : NULL;
+            te.bias_col = e->bias_col ? e->bias_col + c0 : NULL;
+            te.res = e->res ? e->res + r0 * ldr + c0 : NULL;
+            et = &te;
+        }
+        kernel_packed(kc, a, b, c, ldc, tm, tn, alpha, beta, et);
+    }
 }
 #undef UK_ASM_STEP
 
