@@ -289,7 +289,12 @@ static const tcase_t cases[] = {
     {"indirect-A tall", 2, 1, 32, 64, 1, {40, 13}, {3, 3}, {1, 1}, {2, 1}, {1, 1}, {1, 1}},
     {"indirect-A 3x3 stride 2 dilated", 2, 1, 40, 64, 1, {13, 10}, {3, 3}, {2, 2}, {2, 1}, {2, 0}, {1, 2}},
     {"indirect-A 1x1", 2, 2, 300, 65, 1, {7, 7}, {1, 1}, {1, 1}, {1, 1}, {0, 0}, {0, 0}},
-    {"strided 1x1 many channels", 2, 1, 260, 64, 1, {14, 13}, {1, 1}, {2, 2}, {1, 1}, {0, 0}, {0, 0}},
+    /* a strided 1x1 onto a 7x7 plane: a compact copy of the pixels read
+     * (with pads: zeros), planes 64-byte aligned; a 1x1 whose planes are
+     * 16 floats (read in place, no copy) */
+    {"indirect-A strided 1x1", 2, 1, 260, 64, 1, {14, 13}, {1, 1}, {2, 2}, {1, 1}, {0, 0}, {0, 0}},
+    {"indirect-A strided 1x1 padded", 2, 2, 257, 67, 1, {11, 9}, {1, 1}, {2, 2}, {1, 1}, {1, 1}, {1, 0}},
+    {"indirect-A 1x1 aligned planes", 2, 1, 300, 80, 1, {4, 4}, {1, 1}, {1, 1}, {1, 1}, {0, 0}, {0, 0}},
     {"indirect-A 5x3 few pixels", 2, 1, 20, 96, 1, {3, 4}, {5, 3}, {1, 1}, {1, 1}, {2, 1}, {2, 1}},
     {"direct 3x3 K blocks", 2, 1, 70, 13, 1, {12, 20}, {3, 3}, {1, 1}, {1, 1}, {1, 1}, {1, 1}},
     {"direct 5x5 stride 2 dilated", 2, 1, 6, 9, 1, {30, 33}, {5, 5}, {2, 2}, {2, 1}, {3, 2}, {1, 4}},

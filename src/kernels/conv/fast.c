@@ -113,6 +113,7 @@ static int direct_kind(const conv_params_t *p)
 
 typedef struct ageom {
     int64_t hp, wp; /* the padded plane; 0 when X is read in place */
+    int sub;        /* a strided 1x1: the copy holds just the pixels read (hp x wp = out) */
 } ageom_t;
 
 /* The geometry the indirect-A path can run (2-D, group 1); g set. */
@@ -121,8 +122,14 @@ static int inda_possible(const conv_params_t *p, ageom_t *g)
     if (!gemm_f32_inda_available() || p->group != 1 || conv_f32_is_depthwise(p) ||
         p->in[0] != 1 || p->out[0] != 1 || p->kernel[0] != 1 || p->out[1] < 1 || p->out[2] < 1)
         return 0;
+    g->sub = 0;
     if (conv_f32_is_pointwise(p)) {
         g->hp = g->wp = 0;
+        return 1;
+    }
+    if (sp_size(p->kernel) == 1) { /* strided 1x1: the compact copy */
+        g->hp = p->out[1], g->wp = p->out[2];
+        g->sub = 1;
         return 1;
     }
     g->hp = (p->out[1] - 1) * p->stride[1] + (p->kernel[1] - 1) * p->dilation[1] + 1;
@@ -144,26 +151,36 @@ static int inda_kind(const conv_params_t *p, ageom_t *g)
     const int strided = p->stride[1] > 1 || p->stride[2] > 1;
     if (p->M < 64 || K < 256 || p->out[2] >= (strided ? 64 : 16) || p->out[1] * p->out[2] < 8)
         return 0;
-    if (conv_f32_is_pointwise(p)) {
-        /* 1x1 only on the smallest planes and K up to 1024: on ResNet-50's
-         * 14x14 stage and its 2048 -> 512 the packed GEMM over X is as fast
-         * or faster (bench/bench_conv_f32) */
-        g->hp = g->wp = 0;
-        return p->out[2] < 8 && K <= 1024;
-    }
+    /* 1x1 (and strided 1x1, from a compact copy of the pixels it reads:
+     * read strided in place they measured 1.7x slower) only on the smallest
+     * planes: on ResNet-50's 14x14 stage the packed GEMM over X is as fast
+     * or faster; on its 7x7 stage (49 pixels: 16-pixel tiles keep 77 % of
+     * their work, 6-pixel ones 91 %) 512 -> 2048 runs 1.43 -> 1.26 ms and
+     * 2048 -> 512 1.42 -> 1.31 with the aligned copy (inda_pstride;
+     * bench/bench_conv_f32) */
     if (sp_size(p->kernel) == 1)
-        return 0; /* a strided 1x1 (a downsample): im2col's copy is small, and
-                     the strided pixels read here measured 1.7x slower */
-    g->hp = (p->out[1] - 1) * p->stride[1] + (p->kernel[1] - 1) * p->dilation[1] + 1;
-    g->wp = (p->out[2] - 1) * p->stride[2] + (p->kernel[2] - 1) * p->dilation[2] + 1;
+        return p->out[2] < 8 && K <= 2048;
     return 1;
+}
+
+/* The plane stride of the indirect-A path's copy of X (0: X is read in
+ * place): the planes 64-byte aligned. A 7x7 plane read in place (49 floats
+ * apart) ran 512 -> 2048 at 73 GFLOP/s, copied 64 floats apart at 82: each
+ * k step's 6 pixels then sit at the same offset in their line, and the
+ * lines of consecutive channels are evenly spaced. */
+static int64_t inda_pstride(const conv_params_t *p, const ageom_t *g)
+{
+    const int64_t plane = g->hp ? g->hp * g->wp : sp_size(p->in);
+    if (!g->hp && plane % 16 == 0)
+        return 0;
+    return (plane + 15) / 16 * 16;
 }
 
 static size_t inda_ws(const conv_params_t *p, const ageom_t *g)
 {
     const int64_t K = p->C * sp_size(p->kernel), P = sp_size(p->out);
     size_t b = base_round_up((size_t)(K + P) * sizeof(int64_t), BASE_ALIGN);
-    return b + (size_t)(p->C * g->hp * g->wp) * sizeof(float);
+    return b + (size_t)(p->C * inda_pstride(p, g)) * sizeof(float);
 }
 
 const char *conv_f32_packed_path(const conv_params_t *p)
@@ -498,6 +515,7 @@ typedef struct pad_job {
     float *xp;
     dgeom_t g;
     const unsigned char *used; /* sh x sw: phases some tap reads */
+    int64_t pstride;           /* floats from one plane to the next (0: hq * wq) */
 } pad_job_t;
 
 /* channels [begin, end) of the phase planes: plane (c, a, b) row i column
@@ -510,7 +528,7 @@ static void pad_planes(void *ctx, size_t begin, size_t end, int worker)
     const conv_params_t *p = j->p;
     const dgeom_t *g = &j->g;
     const int64_t H = p->in[1], W = p->in[2], pt = p->pad[1], pl = p->pad[2];
-    const int64_t plane = g->hq * g->wq;
+    const int64_t plane = j->pstride ? j->pstride : g->hq * g->wq;
     for (size_t c = begin; c < end; c++) {
         const float *x = j->x + (int64_t)c * H * W;
         for (int64_t a = 0; a < g->sh; a++)
@@ -575,7 +593,7 @@ static cairn_status_t conv_direct(const kctx_t *k, const conv_params_t *p, int k
     for (int64_t n = 0; n < p->N; n++) {
         const float *x = X + n * p->C * in_sz;
         if (kind == 2) {
-            pad_job_t pj = {p, x, xp, g, used};
+            pad_job_t pj = {p, x, xp, g, used, 0};
             base_pool_parallel_for_1d(p->C * g.sh * g.sw * g.hq * g.wq < 65536 ? NULL : pool,
                                       (size_t)p->C, 4, pad_planes, &pj);
         } else {
@@ -602,27 +620,46 @@ static cairn_status_t conv_inda(const kctx_t *k, const conv_params_t *p, const a
     int64_t *off = ws, *pix = off + K;
     float *xp = (float *)((char *)ws + base_round_up((size_t)(K + out_sz) * sizeof(int64_t),
                                                      BASE_ALIGN));
-    const int64_t plane = g->hp ? g->hp * g->wp : in_sz, row = g->hp ? g->wp : p->in[2];
+    const int64_t ps = inda_pstride(p, g);
+    const int64_t plane = ps ? ps : in_sz, row = g->hp ? g->wp : p->in[2];
     for (int64_t c = 0; c < p->C; c++)
         for (int64_t kh = 0; kh < KH; kh++)
             for (int64_t kw = 0; kw < KW; kw++)
                 off[(c * KH + kh) * KW + kw] =
                     c * plane + kh * p->dilation[1] * row + kw * p->dilation[2];
+    const int64_t s1 = g->sub ? 1 : p->stride[1], s2 = g->sub ? 1 : p->stride[2];
     for (int64_t oh = 0; oh < p->out[1]; oh++)
         for (int64_t ow = 0; ow < p->out[2]; ow++)
-            pix[oh * p->out[2] + ow] = oh * p->stride[1] * row + ow * p->stride[2];
-    gemm_inda_t a = {g->hp ? xp : NULL, pix, out_sz, off};
+            pix[oh * p->out[2] + ow] = oh * s1 * row + ow * s2;
+    gemm_inda_t a = {ps ? xp : NULL, pix, out_sz, off};
     base_pool_t *pool = k ? k->pool : NULL;
     for (int64_t n = 0; n < p->N; n++) {
         const float *x = X + n * p->C * in_sz;
-        if (g->hp) {
+        if (g->sub) {
+            /* the pixels a strided 1x1 reads, compact (0 where the pads are) */
+            const int64_t H = p->in[1], W = p->in[2];
+            for (int64_t c = 0; c < p->C; c++)
+                for (int64_t i = 0; i < g->hp; i++) {
+                    const int64_t ih = i * p->stride[1] - p->pad[1];
+                    float *d = xp + c * ps + i * g->wp;
+                    for (int64_t j = 0; j < g->wp; j++) {
+                        const int64_t iw = j * p->stride[2] - p->pad[2];
+                        d[j] = ih >= 0 && ih < H && iw >= 0 && iw < W ? x[c * in_sz + ih * W + iw]
+                                                                       : 0.0f;
+                    }
+                }
+        } else if (g->hp) {
             /* the zero-padded copy: pad_planes with one phase of stride 1 */
             static const unsigned char one[1] = {1};
             conv_params_t q = *p;
             q.stride[1] = q.stride[2] = 1;
-            pad_job_t pj = {&q, x, xp, {1, 1, g->hp, g->wp}, one};
+            pad_job_t pj = {&q, x, xp, {1, 1, g->hp, g->wp}, one, ps};
             base_pool_parallel_for_1d(p->C * g->hp * g->wp < 65536 ? NULL : pool, (size_t)p->C,
                                       4, pad_planes, &pj);
+        } else if (ps) {
+            /* a 1x1 whose planes are not 64-byte multiples: copied apart */
+            for (int64_t c = 0; c < p->C; c++)
+                memcpy(xp + c * ps, x + c * in_sz, (size_t)in_sz * sizeof(float));
         } else {
             a.base = x;
         }
