@@ -13,7 +13,8 @@
  * prepack (which packs the new node's 1x1 weights); skipped when the GEMM
  * variant has no indirect-A kernel (conv_mb_available) and where the
  * kernel measured slower than the three convolutions (conv_mb_pays: fewer
- * than 64 input channels).
+ * than 24 input channels, or fewer than 64 with a projection to a channel
+ * count that is not a multiple of 16).
  */
 #include "compiler/rewrite.h"
 

@@ -129,11 +129,11 @@ int conv_mb_available(void) { return gemm_f32_inda_available(); }
 
 /* The fused expansion is the GEMM E^T = X^T W1^T with X^T packed per band
  * and K = C; the projection stores 16-channel tiles. Over few input
- * channels that GEMM is per-tile overhead more than FMAs, and the NCHW
- * expansion (W1 packed once, X's rows read in place) is faster than the
- * depthwise saving: bench_mbconv_f32 on MobileNetV2's blocks, Zen 2, 1 / 2
- * threads, fused vs unfused: C = 16, 24: 1.05-1.15x slower; C = 32: equal;
- * C = 64-160: 0.80-0.92x. */
+ * channels that GEMM is per-tile overhead more than FMAs, and a projection
+ * to M = 24 channels fills its second 16-channel panel half. bench_mbconv_f32
+ * on MobileNetV2's blocks, Zen 2, fused vs unfused, 1 / 2 threads: C = 16,
+ * M = 24: 1.01 / 0.99; C = 24, M = 24: 1.04 / 1.03; C = 24, M = 32: 0.94 /
+ * 0.92; C = 32: 0.90-0.94; C = 64-160: 0.80-0.92. */
 int conv_mb_pays(int64_t C, int64_t E, int64_t M)
 {
     (void)E;
@@ -144,7 +144,7 @@ int conv_mb_pays(int64_t C, int64_t E, int64_t M)
         return 0;
     if (env && !strcmp(env, "1"))
         return 1;
-    return C >= 64 && M >= 16;
+    return C >= 64 || (C >= 24 && M % 16 == 0);
 }
 
 cairn_status_t conv_mb_check(conv_mb_params_t *p)
