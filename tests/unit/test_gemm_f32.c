@@ -301,6 +301,18 @@ static void epilogues(const gemm_f32_variant_t *v)
                      (i / 2) % 2 ? 300 : 600, 1.0f, 0.0f, i % 2, &e, res};
         run_case(&c);
     }
+    /* alpha 1, beta 0 with a transcendental activation: the tiles stored
+     * with their bias by the register epilogue, the rest applied over each
+     * run of tiles (runs along C's rows for a short K, down its columns
+     * for a long one), ragged widths, a residual, post-activations */
+    for (int i = 0; i < 16; i++) {
+        const gemm_act_t a = acts[2 + i % 4];
+        gemm_epilogue_t e = {(gemm_bias_kind_t)(1 + i % 2), NULL, a, 0, 0, i % 3 ? 1.0f : 0.5f,
+                             NULL, 0, i % 2 ? GEMM_ACT_RELU : GEMM_ACT_CLIP, -0.2f, 0.5f};
+        gcase_t c = {v, VIA_VARIANT, 1 + i % 2, 0, i % 4 == 3, 50 + i % 7, 40 + i * 3,
+                     i % 2 ? 20 : 200, 1.0f, 0.0f, i % 2, &e, i % 4 != 1};
+        run_case(&c);
+    }
     /* large arguments for the activations' tails */
     for (int a = 2; a < 6; a++) {
         gemm_epilogue_t e = {GEMM_BIAS_COL, NULL, acts[a], 0, 0, 1, NULL, 0, GEMM_ACT_NONE, 0, 0};
