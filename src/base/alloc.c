@@ -1,6 +1,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "base/alloc.h"
 
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
 
@@ -24,4 +25,41 @@ int base_mul_size(size_t n, size_t m, size_t *out)
         return 0;
     *out = n * m;
     return 1;
+}
+
+#define SCRATCH_SLOTS 32
+static struct {
+    atomic_int busy;
+    void *p;
+    size_t cap;
+} g_scratch[SCRATCH_SLOTS];
+
+void *base_scratch_get(size_t bytes, int *slot)
+{
+    for (int i = 0; i < SCRATCH_SLOTS; i++) {
+        int z = 0;
+        if (!atomic_compare_exchange_strong(&g_scratch[i].busy, &z, 1))
+            continue;
+        if (g_scratch[i].cap < bytes) {
+            base_aligned_free(g_scratch[i].p);
+            g_scratch[i].p = base_aligned_alloc(bytes, BASE_ALIGN);
+            g_scratch[i].cap = g_scratch[i].p ? bytes : 0;
+            if (!g_scratch[i].p) {
+                atomic_store(&g_scratch[i].busy, 0);
+                return NULL;
+            }
+        }
+        *slot = i;
+        return g_scratch[i].p;
+    }
+    *slot = -1;
+    return base_aligned_alloc(bytes, BASE_ALIGN);
+}
+
+void base_scratch_put(void *p, int slot)
+{
+    if (slot < 0)
+        base_aligned_free(p);
+    else
+        atomic_store(&g_scratch[slot].busy, 0);
 }

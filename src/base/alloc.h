@@ -15,6 +15,15 @@
 void *base_aligned_alloc(size_t size, size_t align);
 void base_aligned_free(void *p);
 
+/* Scratch kept for the life of the process: a free slot of at least
+ * `bytes` (64-byte aligned; grown when too small), marked busy until
+ * base_scratch_put(p, *slot). Kernels take their temporary buffers here so
+ * that a run allocates nothing once the slots have grown (32 slots, any
+ * thread; when all are busy it falls back to an allocation, slot -1, which
+ * base_scratch_put frees). NULL when the memory cannot be had. */
+void *base_scratch_get(size_t bytes, int *slot);
+void base_scratch_put(void *p, int slot);
+
 /* Rounds n up to a multiple of a (a power of two). */
 static inline size_t base_round_up(size_t n, size_t a) { return (n + a - 1) & ~(a - 1); }
 

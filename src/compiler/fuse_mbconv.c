@@ -115,7 +115,7 @@ static cairn_status_t fuse_one(rw_t *r, int pi)
         return CAIRN_OK;
     const ir_type_t *xt = &g->values[e.X].type;
     if (xt->dtype != CAIRN_F32 || xt->shape.rank != 4 || !conv_mb_available() ||
-        !conv_mb_pays(e.Cg, e.M, p.M))
+        !conv_mb_pays(e.Cg, p.M))
         return CAIRN_OK;
     const int grp[3] = {ei, di, pi};
     if (!rw_group_closed(r, pi, grp, 3))

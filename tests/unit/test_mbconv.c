@@ -162,10 +162,12 @@ static void run_case(const mcase_t *t, const kctx_t *k, const char *label)
     base_aligned_free(w1p), base_aligned_free(w2p);
 }
 
-/* The AVX2 row against the portable one over random rows (whatever the
- * dispatch picked for the block). */
+/* The depthwise row this process dispatches to (AVX2 where the CPU and
+ * CAIRN_ISA allow) against the portable one over random rows. */
 static void test_rows(void)
 {
+    const char *name = NULL;
+    const conv_dwc_row_fn row = conv_dwc_row_select(&name);
     const int64_t Ws[] = {1, 2, 3, 4, 5, 7, 8, 9, 14, 17};
     const int64_t lds[] = {3, 8, 13, 24};
     for (int K = 1; K <= 5; K += 2)
@@ -195,8 +197,7 @@ static void test_rows(void)
                     for (int64_t i = 0; i < OW * ld; i++)
                         o1[i] = o2[i] = -7.0f;
                     conv_dwc_row_f32_ref(rows, W, ld, c0, ld, K, s, wt, bias, -0.5f, 1.5f, o1, OW);
-                    conv_dwc_row_f32_avx2(rows, W, ld, c0, ld, K, s, wt, bias, -0.5f, 1.5f, o2,
-                                          OW);
+                    row(rows, W, ld, c0, ld, K, s, wt, bias, -0.5f, 1.5f, o2, OW);
                     double worst = 0;
                     for (int64_t i = 0; i < OW * ld; i++) {
                         const double err = fabs((double)o1[i] - o2[i]);
@@ -204,8 +205,8 @@ static void test_rows(void)
                         if (o1[i] != o1[i] || o2[i] != o2[i])
                             worst = INFINITY;
                     }
-                    CHECK_MSG(worst <= 1e-5, "dwc row K%d s%d W%lld ld%lld: max diff %.3g", K, s,
-                              (long long)W, (long long)ld, worst);
+                    CHECK_MSG(worst <= 1e-5, "dwc row %s K%d s%d W%lld ld%lld: max diff %.3g",
+                              name, K, s, (long long)W, (long long)ld, worst);
                     free(rows_mem), free(wt), free(bias), free(o1), free(o2);
                 }
 }

@@ -202,21 +202,21 @@ cairn_status_t op_fused_mbconv_exec(const ir_node_t *n, const ktensor_t *in, int
         return conv_mb_f32(k, &p, in[0].data, in[1].data, opt(in, n_in, 2), in[3].data,
                            opt(in, n_in, 4), in[5].data, opt(in, n_in, 6), opt(in, n_in, 7),
                            out[0].data);
-    /* plain weights (the prepack pass did not run): packed for this call */
+    /* plain weights (the prepack pass did not run): packed for this call,
+     * into scratch */
     const size_t s1 = conv_mb_packed_size(p.E, p.C), s2 = conv_mb_packed_size(p.M, p.E);
-    void *w1 = base_aligned_alloc(s1, 64), *w2 = base_aligned_alloc(s2, 64);
-    cairn_status_t st = w1 && w2 ? CAIRN_OK
-                                 : base_error(CAIRN_ERR_OUT_OF_MEMORY,
-                                              "FusedMBConv: no memory to pack the weights");
-    if (st == CAIRN_OK)
-        st = conv_mb_pack(p.E, p.C, in[1].data, w1, s1);
+    int slot;
+    char *w = base_scratch_get(base_round_up(s1, BASE_ALIGN) + s2, &slot);
+    if (!w)
+        return base_error(CAIRN_ERR_OUT_OF_MEMORY, "FusedMBConv: no memory to pack the weights");
+    void *w1 = w, *w2 = w + base_round_up(s1, BASE_ALIGN);
+    cairn_status_t st = conv_mb_pack(p.E, p.C, in[1].data, w1, s1);
     if (st == CAIRN_OK)
         st = conv_mb_pack(p.M, p.E, in[5].data, w2, s2);
     if (st == CAIRN_OK)
         st = conv_mb_f32(k, &p, in[0].data, w1, opt(in, n_in, 2), in[3].data, opt(in, n_in, 4),
                          w2, opt(in, n_in, 6), opt(in, n_in, 7), out[0].data);
-    base_aligned_free(w1);
-    base_aligned_free(w2);
+    base_scratch_put(w, slot);
     return st;
 }
 

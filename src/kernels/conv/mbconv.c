@@ -134,9 +134,8 @@ int conv_mb_available(void) { return gemm_f32_inda_available(); }
  * on MobileNetV2's blocks, Zen 2, fused vs unfused, 1 / 2 threads: C = 16,
  * M = 24: 1.01 / 0.99; C = 24, M = 24: 1.04 / 1.03; C = 24, M = 32: 0.94 /
  * 0.92; C = 32: 0.90-0.94; C = 64-160: 0.80-0.92. */
-int conv_mb_pays(int64_t C, int64_t E, int64_t M)
+int conv_mb_pays(int64_t C, int64_t M)
 {
-    (void)E;
     /* CAIRN_MBCONV=0: never fuse; =1: fuse every block it can (tests run
      * the small test models' blocks through it this way) */
     const char *env = getenv("CAIRN_MBCONV");
@@ -166,9 +165,8 @@ cairn_status_t conv_mb_check(conv_mb_params_t *p)
     if (p->C > lim || p->E > lim || p->M > lim || p->H > lim || p->W > lim)
         return base_error(CAIRN_ERR_INVALID_ARGUMENT, "conv_mb: a size is over 2^24");
     const int pad = p->K / 2;
-    if (p->H + 2 * pad < p->K || p->W + 2 * pad < p->K)
-        return base_error(CAIRN_ERR_SHAPE, "conv_mb: the %lldx%lld plane is smaller than the "
-                          "%dx%d kernel", (long long)p->H, (long long)p->W, p->K, p->K);
+    /* with pad K / 2 on both sides every plane of at least 1 x 1 is wide
+     * enough for an odd K */
     p->OH = (p->H + 2 * pad - p->K) / p->stride + 1;
     p->OW = (p->W + 2 * pad - p->K) / p->stride + 1;
     return CAIRN_OK;
@@ -379,7 +377,8 @@ cairn_status_t conv_mb_f32(const kctx_t *k, const conv_mb_params_t *p, const flo
                           round64((size_t)(p->W * p->E) * sizeof(float)) +
                           round64((size_t)p->E * sizeof(int64_t));
     const size_t total = shared + j.per_worker * (size_t)(planes ? 1 : workers);
-    char *mem = base_aligned_alloc(total, 64);
+    int slot;
+    char *mem = base_scratch_get(total, &slot);
     if (!mem)
         return base_error(CAIRN_ERR_OUT_OF_MEMORY,
                           "conv_mb_f32: no memory for %zu bytes of scratch", total);
@@ -402,7 +401,7 @@ cairn_status_t conv_mb_f32(const kctx_t *k, const conv_mb_params_t *p, const flo
         cairn_status_t st = CAIRN_OK;
         for (int64_t n = 0; n < p->N && st == CAIRN_OK; n++)
             st = mb_planes(k, &j, n, E, D, pix);
-        base_aligned_free(mem);
+        base_scratch_put(mem, slot);
         return st;
     }
     const size_t items = (size_t)(p->N * j.parts);
@@ -410,7 +409,7 @@ cairn_status_t conv_mb_f32(const kctx_t *k, const conv_mb_params_t *p, const flo
         mb_task(&j, 0, items, 0);
     else
         base_pool_parallel_for_1d(k->pool, items, 1, mb_task, &j);
-    base_aligned_free(mem);
+    base_scratch_put(mem, slot);
     if (j.status != CAIRN_OK)
         return base_error(j.status, "conv_mb_f32: a GEMM of the block failed (%s)",
                           cairn_status_string(j.status));

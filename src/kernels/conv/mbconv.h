@@ -48,8 +48,8 @@ typedef struct conv_mb_params {
     float plo3, phi3;
 } conv_mb_params_t;
 
-/* The output plane of p's geometry into p->OH, p->OW; CAIRN_ERR_* when the
- * sizes, kernel or stride are out of range (named in the error). */
+/* The output plane of p's geometry into p->OH, p->OW; CAIRN_ERR_INVALID_ARGUMENT
+ * when the sizes, kernel or stride are out of range (named in the error). */
 cairn_status_t conv_mb_check(conv_mb_params_t *p);
 
 /* Bytes of one packed 1x1 weight matrix (rows x cols: E x C for W1, M x E
@@ -63,11 +63,11 @@ int conv_mb_available(void);
 /* 1 when the fused block is expected to beat its three convolutions run
  * apart (the compiler asks before fusing): see mbconv.c. The environment
  * variable CAIRN_MBCONV=0 makes it 0, CAIRN_MBCONV=1 makes it 1. */
-int conv_mb_pays(int64_t C, int64_t E, int64_t M);
+int conv_mb_pays(int64_t C, int64_t M);
 
 /* The block on p (after conv_mb_check). b1, bd, b2 and R may be NULL. Y
- * must not alias X or R. Allocates its per-thread scratch (a few hundred
- * KB per thread) for the call. */
+ * must not alias X or R. Its per-thread scratch (a few hundred KB per
+ * thread) comes from base_scratch_get: no allocation once it has grown. */
 cairn_status_t conv_mb_f32(const kctx_t *k, const conv_mb_params_t *p, const float *X,
                            const void *W1p, const float *b1, const float *Wd, const float *bd,
                            const void *W2p, const float *b2, const float *R, float *Y);

@@ -133,45 +133,6 @@ int64_t gemm_kc_for(const gemm_blocking_t *b, int64_t K, int kg)
     return balanced_block(K, b->kc, kg > 8 ? kg : 8);
 }
 
-/* ---- workspace slots, kept for the life of the process ---- */
-
-#define WS_SLOTS 32
-static struct {
-    atomic_int busy;
-    void *p;
-    size_t cap;
-} g_ws[WS_SLOTS];
-
-static void *ws_get(size_t bytes, int *slot)
-{
-    for (int i = 0; i < WS_SLOTS; i++) {
-        int z = 0;
-        if (!atomic_compare_exchange_strong(&g_ws[i].busy, &z, 1))
-            continue;
-        if (g_ws[i].cap < bytes) {
-            base_aligned_free(g_ws[i].p);
-            g_ws[i].p = base_aligned_alloc(bytes, BASE_ALIGN);
-            g_ws[i].cap = g_ws[i].p ? bytes : 0;
-            if (!g_ws[i].p) {
-                atomic_store(&g_ws[i].busy, 0);
-                return NULL;
-            }
-        }
-        *slot = i;
-        return g_ws[i].p;
-    }
-    *slot = -1;
-    return base_aligned_alloc(bytes, BASE_ALIGN);
-}
-
-static void ws_put(void *p, int slot)
-{
-    if (slot < 0)
-        base_aligned_free(p);
-    else
-        atomic_store(&g_ws[slot].busy, 0);
-}
-
 /* ---- one GEMM, split over threads ---- */
 
 typedef struct gjob {
@@ -484,7 +445,7 @@ static void gemm_task(void *ctx, size_t begin, size_t end, int worker)
             run_packed_range(&jr, m0, m1, n0, n1, NULL, NULL, 0);
             continue;
         }
-        char *ws = ws_get(need, &slot);
+        char *ws = base_scratch_get(need, &slot);
         if (!ws && j->packed_a) {
             run_packed_a_nomem(&jr, m0, m1, n0, n1);
             continue;
@@ -509,7 +470,7 @@ static void gemm_task(void *ctx, size_t begin, size_t end, int worker)
             continue;
         }
         run_packed_range(&jr, m0, m1, n0, n1, ws, ws + abytes, a_all);
-        ws_put(ws, slot);
+        base_scratch_put(ws, slot);
     }
 }
 
@@ -619,13 +580,13 @@ static int splitk_run(gjob_t *j, const kctx_t *k, int threads)
         return 0;
     const size_t bytes = (size_t)(threads - 1) * (size_t)(j->M * j->N) * sizeof(float);
     int slot;
-    float *scratch = ws_get(bytes, &slot);
+    float *scratch = base_scratch_get(bytes, &slot);
     if (!scratch)
         return 0;
     splitk_job_t sk = {j, scratch, threads};
     base_pool_parallel_for_1d(k->pool, (size_t)threads, 1, splitk_task, &sk);
     base_pool_parallel_for_1d(k->pool, (size_t)j->M, 1, splitk_sum, &sk);
-    ws_put(scratch, slot);
+    base_scratch_put(scratch, slot);
     return 1;
 }
 
@@ -654,7 +615,7 @@ static void gemm_launch(gjob_t *j, const kctx_t *k)
     if (threads > 1 && !j->packed_a && !j->direct && j->A && j->K > 0 &&
         nt >= 2 * (int64_t)threads && abytes <= (size_t)32e6) {
         int slot;
-        char *buf = ws_get(abytes, &slot);
+        char *buf = base_scratch_get(abytes, &slot);
         if (buf) {
             /* at least ~2^22 multiply-adds (~0.1 ms) and 4 column panels per task */
             int per = macs >= 4.0 * threads * (double)(1 << 22) ? 4
@@ -671,7 +632,7 @@ static void gemm_launch(gjob_t *j, const kctx_t *k)
             js.tm = 1;
             js.tn = threads * per;
             base_pool_parallel_for_1d(k->pool, (size_t)js.tn, 1, gemm_task, &js);
-            ws_put(buf, slot);
+            base_scratch_put(buf, slot);
             return;
         }
     }
