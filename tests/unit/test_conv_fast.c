@@ -303,6 +303,11 @@ static const tcase_t cases[] = {
     {"direct 1x1 tail", 2, 1, 33, 50, 1, {5, 7}, {1, 1}, {1, 1}, {1, 1}, {0, 0}, {0, 0}},
     {"direct 1x1 few tiles", 2, 1, 300, 17, 1, {4, 9}, {1, 1}, {1, 1}, {1, 1}, {0, 0}, {0, 0}},
     {"direct 7x7 stride 2", 2, 1, 3, 16, 1, {40, 37}, {7, 7}, {2, 2}, {1, 1}, {3, 3}, {3, 3}},
+    /* output rows a multiple of the tile wide: tiles laid out by rows (a
+     * MobileNet-like stem with a partial channel panel, a stride-1 3x3 with
+     * 16-wide rows, batch 2) */
+    {"direct stem rows", 2, 1, 3, 32, 1, {11, 64}, {3, 3}, {2, 2}, {1, 1}, {1, 1}, {1, 1}},
+    {"direct 3x3 rows of 16", 2, 2, 5, 13, 1, {6, 16}, {3, 3}, {1, 1}, {1, 1}, {1, 1}, {1, 1}},
     /* Winograd F(4x4, 3x3): planes not a multiple of 4 (partial tiles),
      * channel counts not a multiple of 8 (partial blocks), pads 0 to 2 on
      * either side, batch 2, K in several GEMM blocks, the smallest plane

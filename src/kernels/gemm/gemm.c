@@ -1001,6 +1001,8 @@ typedef struct ijob {
     int64_t ldc;
     const gemm_epilogue_t *epi;
     int64_t nt, np, mcb; /* tiles, A panels, panels per block of A kept in L2 */
+    int64_t tpr;              /* tiles per output row when they are laid out by
+                               * rows (b->out_w a multiple of NR), else 0 */
     int64_t tasks_t, tasks_p; /* task grid: tile ranges x panel ranges */
     int fast_epi;             /* the epilogue is one gemm_indb_epi_t can express */
     gemm_indb_epi_t iepi;     /* its constant fields */
@@ -1130,8 +1132,12 @@ static void indb_task(void *ctx, size_t begin, size_t end, int worker)
         /* a block of A panels stays in L2 while this task's tiles go by */
         for (int64_t q0 = p0; q0 < p1; q0 += j->mcb) {
             const int64_t q1 = min64(q0 + j->mcb, p1);
-            for (int64_t tt = t0; tt < t1; tt++)
-                indb_tile(j, tt * nr, min64(tt * nr + nr, j->b->N), q0, q1, T);
+            for (int64_t tt = t0; tt < t1; tt++) {
+                /* by rows: every tile is NR columns of one output row, so
+                 * the kernel stores it from its registers */
+                const int64_t s0 = j->tpr ? tt / j->tpr * j->b->in_w + tt % j->tpr * nr : tt * nr;
+                indb_tile(j, s0, min64(s0 + nr, j->b->N), q0, q1, T);
+            }
         }
     }
 }
@@ -1164,7 +1170,15 @@ cairn_status_t gemm_f32_packed_a_indb(const kctx_t *k, int64_t M, int64_t K,
     if (M <= 0)
         return CAIRN_OK;
     ijob_t j = {v, (const float *)((const char *)packed_a + PACKED_HEADER), h.npad, h.kc, M, K,
-                b, C, ldc, epi, (b->N + v->nr - 1) / v->nr, h.npad / v->mr, 1, 1, 1, 0, {0}};
+                b, C, ldc, epi, (b->N + v->nr - 1) / v->nr, h.npad / v->mr, 1, 0, 1, 1, 0, {0}};
+    /* output rows a multiple of NR wide (MobileNet's and ResNet's 112-wide
+     * stems): tiles by rows instead of NR-column strides of B's columns,
+     * which would straddle the in_w - out_w dropped columns of each row and
+     * go through the tile buffer */
+    if (b->in_w > 0 && b->out_w % v->nr == 0 && (b->N - b->out_w) % b->in_w == 0) {
+        j.tpr = b->out_w / v->nr;
+        j.nt = ((b->N - b->out_w) / b->in_w + 1) * j.tpr;
+    }
     /* A panels per block: the block (rows x K) in half the L2 */
     size_t l2 = base_cpu()->l2 ? base_cpu()->l2 : 1024 * 1024;
     j.mcb = (int64_t)(l2 / 2 / ((size_t)K * sizeof(float) * (size_t)v->mr));
