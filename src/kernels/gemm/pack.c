@@ -47,9 +47,52 @@ void gemm_f32_pack_a(int transA, const float *A, int64_t lda, int64_t i0, int64_
     }
 }
 
+#define PACK_B_KSTEP 8
+
+/* kn rows of w floats, ld apart in s, to consecutive rows of d */
+static inline __attribute__((always_inline)) void copy_rows(float *d, const float *s, int64_t ld,
+                                                            int64_t kn, const int w)
+{
+    for (int64_t i = 0; i < kn; i++)
+        memcpy(d + i * w, s + i * ld, (size_t)w * sizeof(float));
+}
+
 void gemm_f32_pack_b_block(int transB, const float *B, int64_t ldb, int64_t p0, int64_t j0,
                            int64_t kc, int64_t nc, int nr, float *dst)
 {
+    if (!transB && (nr == 8 || nr == 16 || nr == 32)) {
+        /* B's rows are read in order, PACK_B_KSTEP rows at a time across
+         * every panel of the block: a few long runs that the hardware
+         * prefetchers follow, where panel by panel the block's kc rows were
+         * kc short streams (NR floats each) at once. 128 x 1536 x 384: 1.74
+         * -> 1.68 ms, 512 x 768 x 3072: 26.3 -> 25.5 ms on Zen 2. */
+        const int64_t full = nc / nr * nr;
+        for (int64_t k0 = 0; k0 < kc; k0 += PACK_B_KSTEP) {
+            const int64_t kn = kc - k0 < PACK_B_KSTEP ? kc - k0 : PACK_B_KSTEP;
+            for (int64_t q = 0; q < full; q += nr) {
+                float *d = dst + q * kc + k0 * nr;
+                const float *s = B + (p0 + k0) * ldb + j0 + q;
+                /* fixed-size copies the compiler inlines */
+                if (nr == 8)
+                    copy_rows(d, s, ldb, kn, 8);
+                else if (nr == 16)
+                    copy_rows(d, s, ldb, kn, 16);
+                else
+                    copy_rows(d, s, ldb, kn, 32);
+            }
+        }
+        if (full < nc) {
+            const int64_t cols = nc - full;
+            float *d = dst + full * kc;
+            const float *s = B + p0 * ldb + j0 + full;
+            for (int64_t k = 0; k < kc; k++) {
+                memcpy(d + k * nr, s + k * ldb, (size_t)cols * sizeof(float));
+                for (int64_t c = cols; c < nr; c++)
+                    d[k * nr + c] = 0.0f;
+            }
+        }
+        return;
+    }
     for (int64_t q = 0; q < nc; q += nr) {
         int64_t cols = nc - q < nr ? nc - q : nr;
         float *d = dst + q * kc;
