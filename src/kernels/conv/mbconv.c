@@ -130,11 +130,13 @@ int conv_mb_available(void) { return gemm_f32_inda_available(); }
 /* The fused expansion is the GEMM E^T = X^T W1^T with X^T packed per band
  * and K = C; the projection stores 16-channel tiles. Over few input
  * channels that GEMM is per-tile overhead more than FMAs, and a projection
- * to M = 24 channels fills its second 16-channel panel half. bench_mbconv_f32
- * on MobileNetV2's blocks, Zen 2, fused vs unfused, 1 / 2 threads: C = 16,
- * M = 24: 1.01 / 0.99; C = 24, M = 24: 1.04 / 1.03; C = 24, M = 32: 0.94 /
- * 0.92; C = 32: 0.90-0.94; C = 64-160: 0.80-0.92. */
-int conv_mb_pays(int64_t C, int64_t M)
+ * to M = 24 channels fills its second 16-channel panel half, which costs
+ * most where the projection is a large part of the block (stride 1: as
+ * many pixels as the expansion). bench_mbconv_f32 on MobileNetV2's blocks,
+ * Zen 2, fused / unfused, 1 / 2 threads: C = 16, M = 24, stride 2: 0.95 /
+ * 0.97; C = 24, M = 24, stride 1: 1.01 / 1.02; C = 24, M = 32: 0.88 /
+ * 0.91; C = 32: 0.86-0.89; C = 64-160: 0.85-0.92. */
+int conv_mb_pays(int64_t C, int64_t M, int stride)
 {
     /* CAIRN_MBCONV=0: never fuse; =1: fuse every block it can (tests run
      * the small test models' blocks through it this way) */
@@ -143,7 +145,7 @@ int conv_mb_pays(int64_t C, int64_t M)
         return 0;
     if (env && !strcmp(env, "1"))
         return 1;
-    return C >= 64 || (C >= 24 && M % 16 == 0);
+    return C >= 64 || (C >= 24 && M % 16 == 0) || (C >= 16 && stride >= 2);
 }
 
 cairn_status_t conv_mb_check(conv_mb_params_t *p)

@@ -9,9 +9,48 @@
 
 #include <string.h>
 
+#define PACK_KSTEP 8
+
+/* kn rows of w floats, ld apart in s, to consecutive rows of d */
+static inline __attribute__((always_inline)) void copy_rows(float *d, const float *s, int64_t ld,
+                                                            int64_t kn, const int w)
+{
+    for (int64_t i = 0; i < kn; i++)
+        memcpy(d + i * w, s + i * ld, (size_t)w * sizeof(float));
+}
+
+/* op(A)(i, k) = A[k*lda + i], whole MR-row panels (full = their rows),
+ * K in steps of PACK_KSTEP rows of A read across every panel: a few long
+ * runs the hardware prefetchers follow (see gemm_f32_pack_b_block) */
+static inline __attribute__((always_inline)) void pack_a_t_full(const float *s, int64_t lda,
+                                                                int64_t full, int64_t kc,
+                                                                const int mr, float *dst)
+{
+    for (int64_t k0 = 0; k0 < kc; k0 += PACK_KSTEP) {
+        const int64_t kn = kc - k0 < PACK_KSTEP ? kc - k0 : PACK_KSTEP;
+        for (int64_t q = 0; q < full; q += mr)
+            copy_rows(dst + q * kc + k0 * mr, s + k0 * lda + q, lda, kn, mr);
+    }
+}
+
 void gemm_f32_pack_a(int transA, const float *A, int64_t lda, int64_t i0, int64_t p0, int64_t mc,
                      int64_t kc, int mr, float *dst)
 {
+    if (transA && (mr == 4 || mr == 6 || mr == 8 || mr == 12 || mr == 16)) {
+        const int64_t full = mc / mr * mr;
+        const float *s = A + p0 * lda + i0;
+        switch (mr) { /* fixed-size copies the compiler inlines */
+        case 4: pack_a_t_full(s, lda, full, kc, 4, dst); break;
+        case 6: pack_a_t_full(s, lda, full, kc, 6, dst); break;
+        case 8: pack_a_t_full(s, lda, full, kc, 8, dst); break;
+        case 12: pack_a_t_full(s, lda, full, kc, 12, dst); break;
+        default: pack_a_t_full(s, lda, full, kc, 16, dst); break;
+        }
+        if (full == mc)
+            return;
+        /* the last, partial panel below */
+        A += full, dst += full * kc, mc -= full;
+    }
     for (int64_t q = 0; q < mc; q += mr) {
         int64_t rows = mc - q < mr ? mc - q : mr;
         float *d = dst + q * kc;
@@ -47,28 +86,18 @@ void gemm_f32_pack_a(int transA, const float *A, int64_t lda, int64_t i0, int64_
     }
 }
 
-#define PACK_B_KSTEP 8
-
-/* kn rows of w floats, ld apart in s, to consecutive rows of d */
-static inline __attribute__((always_inline)) void copy_rows(float *d, const float *s, int64_t ld,
-                                                            int64_t kn, const int w)
-{
-    for (int64_t i = 0; i < kn; i++)
-        memcpy(d + i * w, s + i * ld, (size_t)w * sizeof(float));
-}
-
 void gemm_f32_pack_b_block(int transB, const float *B, int64_t ldb, int64_t p0, int64_t j0,
                            int64_t kc, int64_t nc, int nr, float *dst)
 {
     if (!transB && (nr == 8 || nr == 16 || nr == 32)) {
-        /* B's rows are read in order, PACK_B_KSTEP rows at a time across
+        /* B's rows are read in order, PACK_KSTEP rows at a time across
          * every panel of the block: a few long runs that the hardware
          * prefetchers follow, where panel by panel the block's kc rows were
          * kc short streams (NR floats each) at once. 128 x 1536 x 384: 1.74
          * -> 1.68 ms, 512 x 768 x 3072: 26.3 -> 25.5 ms on Zen 2. */
         const int64_t full = nc / nr * nr;
-        for (int64_t k0 = 0; k0 < kc; k0 += PACK_B_KSTEP) {
-            const int64_t kn = kc - k0 < PACK_B_KSTEP ? kc - k0 : PACK_B_KSTEP;
+        for (int64_t k0 = 0; k0 < kc; k0 += PACK_KSTEP) {
+            const int64_t kn = kc - k0 < PACK_KSTEP ? kc - k0 : PACK_KSTEP;
             for (int64_t q = 0; q < full; q += nr) {
                 float *d = dst + q * kc + k0 * nr;
                 const float *s = B + (p0 + k0) * ldb + j0 + q;
