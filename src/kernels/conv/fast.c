@@ -518,9 +518,11 @@ typedef struct pad_job {
     int64_t pstride;           /* floats from one plane to the next (0: hq * wq) */
 } pad_job_t;
 
-/* channels [begin, end) of the phase planes: plane (c, a, b) row i column
- * j holds input (sh*i + a - pad[1], sw*j + b - pad[2]), 0 outside X;
- * planes no tap reads are left as they are */
+/* Phase planes [begin, end) (plane t is channel t / (sh sw), phase (a, b)
+ * = (t % (sh sw)) / sw, t % sw): row i column j holds input (sh*i + a -
+ * pad[1], sw*j + b - pad[2]), 0 outside X; planes no tap reads are left as
+ * they are. One task per plane, not per channel: a 3-channel stem's 12
+ * stride-2 planes spread over the threads. */
 static void pad_planes(void *ctx, size_t begin, size_t end, int worker)
 {
     (void)worker;
@@ -529,32 +531,31 @@ static void pad_planes(void *ctx, size_t begin, size_t end, int worker)
     const dgeom_t *g = &j->g;
     const int64_t H = p->in[1], W = p->in[2], pt = p->pad[1], pl = p->pad[2];
     const int64_t plane = j->pstride ? j->pstride : g->hq * g->wq;
-    for (size_t c = begin; c < end; c++) {
-        const float *x = j->x + (int64_t)c * H * W;
-        for (int64_t a = 0; a < g->sh; a++)
-            for (int64_t b = 0; b < g->sw; b++) {
-                if (!j->used[a * g->sw + b])
-                    continue;
-                float *d = j->xp + (((int64_t)c * g->sh + a) * g->sw + b) * plane;
-                /* columns j in [lo, hi) read input column sw*j + b - pl */
-                int64_t lo, hi;
-                valid_range(g->wq, W, g->sw, b - pl, &lo, &hi);
-                for (int64_t i = 0; i < g->hq; i++, d += g->wq) {
-                    const int64_t ir = g->sh * i + a - pt;
-                    if (ir < 0 || ir >= H || lo >= hi) {
-                        memset(d, 0, (size_t)g->wq * sizeof(float));
-                        continue;
-                    }
-                    const float *xr = x + ir * W + (lo * g->sw + b - pl); /* column lo */
-                    memset(d, 0, (size_t)lo * sizeof(float));
-                    if (g->sw == 1)
-                        memcpy(d + lo, xr, (size_t)(hi - lo) * sizeof(float));
-                    else
-                        for (int64_t q = lo; q < hi; q++)
-                            d[q] = xr[(q - lo) * g->sw];
-                    memset(d + hi, 0, (size_t)(g->wq - hi) * sizeof(float));
-                }
+    for (size_t t = begin; t < end; t++) {
+        const int64_t c = (int64_t)t / (g->sh * g->sw), ph = (int64_t)t % (g->sh * g->sw);
+        const int64_t a = ph / g->sw, b = ph % g->sw;
+        const float *x = j->x + c * H * W;
+        if (!j->used[a * g->sw + b])
+            continue;
+        float *d = j->xp + t * plane;
+        /* columns j in [lo, hi) read input column sw*j + b - pl */
+        int64_t lo, hi;
+        valid_range(g->wq, W, g->sw, b - pl, &lo, &hi);
+        for (int64_t i = 0; i < g->hq; i++, d += g->wq) {
+            const int64_t ir = g->sh * i + a - pt;
+            if (ir < 0 || ir >= H || lo >= hi) {
+                memset(d, 0, (size_t)g->wq * sizeof(float));
+                continue;
             }
+            const float *xr = x + ir * W + (lo * g->sw + b - pl); /* column lo */
+            memset(d, 0, (size_t)lo * sizeof(float));
+            if (g->sw == 1)
+                memcpy(d + lo, xr, (size_t)(hi - lo) * sizeof(float));
+            else
+                for (int64_t q = lo; q < hi; q++)
+                    d[q] = xr[(q - lo) * g->sw];
+            memset(d + hi, 0, (size_t)(g->wq - hi) * sizeof(float));
+        }
     }
 }
 
@@ -594,8 +595,9 @@ static cairn_status_t conv_direct(const kctx_t *k, const conv_params_t *p, int k
         const float *x = X + n * p->C * in_sz;
         if (kind == 2) {
             pad_job_t pj = {p, x, xp, g, used, 0};
+            const size_t planes = (size_t)(p->C * g.sh * g.sw);
             base_pool_parallel_for_1d(p->C * g.sh * g.sw * g.hq * g.wq < 65536 ? NULL : pool,
-                                      (size_t)p->C, 4, pad_planes, &pj);
+                                      planes, planes < 64 ? 1 : 4, pad_planes, &pj);
         } else {
             b.base = x;
         }
@@ -655,7 +657,7 @@ static cairn_status_t conv_inda(const kctx_t *k, const conv_params_t *p, const a
             q.stride[1] = q.stride[2] = 1;
             pad_job_t pj = {&q, x, xp, {1, 1, g->hp, g->wp}, one, ps};
             base_pool_parallel_for_1d(p->C * g->hp * g->wp < 65536 ? NULL : pool, (size_t)p->C,
-                                      4, pad_planes, &pj);
+                                      p->C < 64 ? 1 : 4, pad_planes, &pj);
         } else if (ps) {
             /* a 1x1 whose planes are not 64-byte multiples: copied apart */
             for (int64_t c = 0; c < p->C; c++)
