@@ -342,10 +342,11 @@ static void epilogues(const gemm_f32_variant_t *v)
 
 static void public_paths(void)
 {
-    /* pre-packed B, every transpose, edge sizes, with and without an epilogue */
-    const int64_t sizes[][3] = {{1, 1, 1}, {5, 33, 17}, {16, 100, 300}, {40, 31, 513},
-                                {130, 70, 64}, {3, 200, 0}};
-    for (int s = 0; s < 6; s++)
+    /* pre-packed B, every transpose, edge sizes, with and without an epilogue
+     * (128 and 25 rows: a last A panel of 2 and 1 rows, odd K) */
+    const int64_t sizes[][3] = {{1, 1, 1},    {5, 33, 17},  {16, 100, 300}, {40, 31, 513},
+                                {130, 70, 64}, {3, 200, 0}, {128, 50, 127}, {25, 40, 9}};
+    for (int s = 0; s < (int)(sizeof sizes / sizeof sizes[0]); s++)
         for (int t = 0; t < 4; t++) {
             gemm_epilogue_t e = {GEMM_BIAS_ROW, NULL, GEMM_ACT_SILU, 0, 0, 2.0f, NULL, 0,
                                  t == 2 ? GEMM_ACT_RELU : GEMM_ACT_NONE, 0, 0};

@@ -498,9 +498,51 @@ ALWAYS_INLINE void packed_asm(int64_t kc, const float *A, const float *B, float 
                        "xmm15");
 }
 
+/* A tile of at most 2 rows (the last A panel of M = 128 = 21 x 6 + 2, as
+ * in every transformer GEMM over 128 tokens): those rows alone, k steps in
+ * pairs on two sets of accumulators so the FMA latency is hidden, where
+ * the full 6-row kernel took as long as a whole tile. 128 x 1536 x 384:
+ * -2.5 %. */
+static void kernel_packed_2(int64_t kc, const float *A, const float *B, float *C, int64_t ldc,
+                            int m, int n, float alpha, float beta, const gemm_tile_epi_t *e)
+{
+    __m256 acc[MR][2], odd[2][2];
+    for (int r = 0; r < 2; r++)
+        acc[r][0] = acc[r][1] = odd[r][0] = odd[r][1] = _mm256_setzero_ps();
+    int64_t k = 0;
+    for (; k + 2 <= kc; k += 2, A += 2 * MR, B += 2 * NR) {
+        const __m256 b0 = _mm256_loadu_ps(B), b1 = _mm256_loadu_ps(B + 8);
+        const __m256 b2 = _mm256_loadu_ps(B + NR), b3 = _mm256_loadu_ps(B + NR + 8);
+        for (int r = 0; r < 2; r++) {
+            const __m256 a0 = _mm256_broadcast_ss(A + r), a1 = _mm256_broadcast_ss(A + MR + r);
+            acc[r][0] = _mm256_fmadd_ps(a0, b0, acc[r][0]);
+            acc[r][1] = _mm256_fmadd_ps(a0, b1, acc[r][1]);
+            odd[r][0] = _mm256_fmadd_ps(a1, b2, odd[r][0]);
+            odd[r][1] = _mm256_fmadd_ps(a1, b3, odd[r][1]);
+        }
+    }
+    if (k < kc) {
+        const __m256 b0 = _mm256_loadu_ps(B), b1 = _mm256_loadu_ps(B + 8);
+        for (int r = 0; r < 2; r++) {
+            const __m256 a0 = _mm256_broadcast_ss(A + r);
+            acc[r][0] = _mm256_fmadd_ps(a0, b0, acc[r][0]);
+            acc[r][1] = _mm256_fmadd_ps(a0, b1, acc[r][1]);
+        }
+    }
+    for (int r = 0; r < 2; r++) {
+        acc[r][0] = _mm256_add_ps(acc[r][0], odd[r][0]);
+        acc[r][1] = _mm256_add_ps(acc[r][1], odd[r][1]);
+    }
+    store_tile(acc, 2, C, ldc, m, n, alpha, beta, e);
+}
+
 static void kernel_packed(int64_t kc, const float *A, const float *B, float *C, int64_t ldc, int m,
                           int n, float alpha, float beta, const gemm_tile_epi_t *e)
 {
+    if (m <= 2) {
+        kernel_packed_2(kc, A, B, C, ldc, m, n, alpha, beta, e);
+        return;
+    }
     __m256 acc[MR][2];
     for (int r = 0; r < m; r++)
         _mm_prefetch((const char *)(C + r * ldc), _MM_HINT_T0);
