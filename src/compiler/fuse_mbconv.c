@@ -13,9 +13,7 @@
  * prepack (which packs the new node's 1x1 weights); skipped when the GEMM
  * variant has no indirect-A kernel (conv_mb_available) and where the
  * kernel measured slower than the three convolutions (conv_mb_pays: fewer
- * than 16 input channels; fewer than 24 at stride 1; fewer than 64 at
- * stride 1 with a projection to a channel count that is not a multiple
- * of 16).
+ * than 16 input channels, or fewer than 24 at stride 1).
  */
 #include "compiler/rewrite.h"
 
@@ -116,7 +114,7 @@ static cairn_status_t fuse_one(rw_t *r, int pi)
         return CAIRN_OK;
     const ir_type_t *xt = &g->values[e.X].type;
     if (xt->dtype != CAIRN_F32 || xt->shape.rank != 4 || !conv_mb_available() ||
-        !conv_mb_pays(e.Cg, p.M, (int)d.stride))
+        !conv_mb_pays(e.Cg, (int)d.stride))
         return CAIRN_OK;
     const int grp[3] = {ei, di, pi};
     if (!rw_group_closed(r, pi, grp, 3))

@@ -63,7 +63,7 @@ int conv_mb_available(void);
 /* 1 when the fused block is expected to beat its three convolutions run
  * apart (the compiler asks before fusing): see mbconv.c. The environment
  * variable CAIRN_MBCONV=0 makes it 0, CAIRN_MBCONV=1 makes it 1. */
-int conv_mb_pays(int64_t C, int64_t M, int stride);
+int conv_mb_pays(int64_t C, int stride);
 
 /* The block on p (after conv_mb_check). b1, bd, b2 and R may be NULL. Y
  * must not alias X or R. Its per-thread scratch (a few hundred KB per
