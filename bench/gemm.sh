@@ -63,6 +63,8 @@ for t in $threads; do
         pf=$(jq -r '.results[] | select(.impl == "cairn") | .peak_fraction |
                     if . == null then "–" else (. * 1000 | round / 10 | tostring) + " %" end' "$out")
         ratio=$(jq -r '.ratio_vs_best_peer | if . == null then "–" else (. * 100 | round / 100 | tostring) end' "$out")
+        # two decimals: jq prints 1.0 as "1" and 0.9 as "0.9"
+        case $ratio in –) ;; *) ratio=$(printf '%.2f' "$ratio") ;; esac
         echo "| ${m}×${n}×${k} | $t | $c | $pf | $ob | $bl | $dn | $ratio |" >> "$tmp/rows"
         jq -r '.results[] | select(.impl == "cairn") | .detail' "$out" > "$tmp/variant"
         jq -r '.results[] | select(.impl != "cairn") | "\(.impl): \(.detail)"' "$out" > "$tmp/peers.new"
