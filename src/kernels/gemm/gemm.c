@@ -1099,6 +1099,17 @@ static void indb_tile(const ijob_t *j, int64_t s0, int64_t s1, int64_t p0, int64
             }
             const int64_t i = p * mr;
             const float *ap = j->pa + pc * j->mpad + p * mr * kcb + (ks - pc) * mr;
+            if (last && fast && i + mr > j->M && ks == 0 && v->indb_part) {
+                /* the partial last panel, the whole K in this pass: its
+                 * rows alone, stored from the registers */
+                ep.bias = epi_bias ? epi_bias + i : NULL;
+                ep.res = j->epi && j->epi->residual
+                             ? j->epi->residual + i * j->epi->ldr + run_d[0]
+                             : NULL;
+                ep.C = j->C + i * j->ldc + run_d[0];
+                v->indb_part((int)(j->M - i), ke - ks, ap, b->base + j0, b->off + ks, &ep);
+                continue;
+            }
             if (last && fast && i + mr <= j->M) {
                 /* a full tile with a simple epilogue: the kernel applies it
                  * and stores to C from its registers */

@@ -132,6 +132,15 @@ typedef struct gemm_f32_variant {
     void (*ukrun)(int64_t kc, int down, const float *A, const float *B, int64_t step, float *C,
                   int64_t ldc, int64_t m, int64_t n, float alpha, float beta,
                   const gemm_tile_epi_t *e, const char *bnext, size_t slice, size_t bytes);
+    /* The last, partial A panel of an indirect-B product (NULL: none; the
+     * driver then goes through indb into T and tile_store): rows (1 to MR -
+     * 1) rows and all NR columns of A's packed panel times the kc rows at B
+     * + off[k] (the whole K in one call), through ep's epilogue (acc_c 0, no
+     * column bias) into ep->C. Only those rows are computed and stored:
+     * MobileNetV2's stem (32 = 5 x 6 + 2 channels) spent 1.3x a full panel's
+     * time on its last one through T. */
+    void (*indb_part)(int rows, int64_t kc, const float *A, const float *B, const int64_t *off,
+                      const struct gemm_indb_epi *ep);
 } gemm_f32_variant_t;
 
 /* Best first. */
@@ -237,6 +246,8 @@ void gemm_f32_tile_store_ref_4x8(const float *T, int m, int n, float *C, int64_t
                                  const gemm_tile_epi_t *e);
 void gemm_f32_indb_6x16_avx2(int64_t kc, const float *A, const float *B, const int64_t *off,
                              float *T, int acc, const gemm_indb_epi_t *ep);
+void gemm_f32_indb_part_avx2(int rows, int64_t kc, const float *A, const float *B,
+                             const int64_t *off, const gemm_indb_epi_t *ep);
 void gemm_f32_tile_store_avx2(const float *T, int m, int n, float *C, int64_t ldc,
                               const gemm_tile_epi_t *e);
 void gemm_f32_inda_ref_4x8(int64_t kc, const float *const *px, const int64_t *off,

@@ -751,6 +751,94 @@ void gemm_f32_indb_6x16_avx2(int64_t kc, const float *A, const float *B, const i
                        "xmm7", "xmm8", "xmm9", "xmm10", "xmm11", "xmm12", "xmm13", "xmm14",
                        "xmm15");
 }
+/* gemm_indb_epi_t's clamp kinds (0 none, 1 max with lo, 2 min(max(lo), hi)) */
+ALWAYS_INLINE __m256 ib_clamp(int kind, __m256 v, __m256 lo, __m256 hi)
+{
+    if (kind >= 1)
+        v = _mm256_max_ps(v, lo);
+    if (kind == 2)
+        v = _mm256_min_ps(v, hi);
+    return v;
+}
+
+/* ROWS (< MR) rows of an indirect-B tile, all NR columns, through ep's
+ * epilogue into ep->C (see gemm_f32_variant_t.indb_part). Up to 2 rows the
+ * k steps alternate between two accumulator sets (8 chains hide the FMA
+ * latency); 3-5 rows have 6-10 chains in one set. */
+ALWAYS_INLINE void indb_part_rows(const int ROWS, int64_t kc, const float *A, const float *B,
+                                  const int64_t *off, const gemm_indb_epi_t *ep)
+{
+    __m256 acc[MR - 1][2], odd[2][2];
+#pragma GCC unroll 5
+    for (int r = 0; r < ROWS; r++)
+        acc[r][0] = acc[r][1] = _mm256_setzero_ps();
+    odd[0][0] = odd[0][1] = odd[1][0] = odd[1][1] = _mm256_setzero_ps();
+    int64_t k = 0;
+    if (ROWS <= 2)
+        for (; k + 2 <= kc; k += 2) {
+            const float *b = B + off[k], *c = B + off[k + 1];
+            const __m256 b0 = _mm256_loadu_ps(b), b1 = _mm256_loadu_ps(b + 8);
+            const __m256 c0 = _mm256_loadu_ps(c), c1 = _mm256_loadu_ps(c + 8);
+#pragma GCC unroll 2
+            for (int r = 0; r < ROWS; r++) {
+                const __m256 a0 = _mm256_broadcast_ss(A + k * MR + r);
+                const __m256 a1 = _mm256_broadcast_ss(A + (k + 1) * MR + r);
+                acc[r][0] = _mm256_fmadd_ps(a0, b0, acc[r][0]);
+                acc[r][1] = _mm256_fmadd_ps(a0, b1, acc[r][1]);
+                odd[r][0] = _mm256_fmadd_ps(a1, c0, odd[r][0]);
+                odd[r][1] = _mm256_fmadd_ps(a1, c1, odd[r][1]);
+            }
+        }
+    for (; k < kc; k++) {
+        const float *b = B + off[k];
+        const __m256 b0 = _mm256_loadu_ps(b), b1 = _mm256_loadu_ps(b + 8);
+#pragma GCC unroll 5
+        for (int r = 0; r < ROWS; r++) {
+            const __m256 a = _mm256_broadcast_ss(A + k * MR + r);
+            acc[r][0] = _mm256_fmadd_ps(a, b0, acc[r][0]);
+            acc[r][1] = _mm256_fmadd_ps(a, b1, acc[r][1]);
+        }
+    }
+    const __m256 lo = _mm256_set1_ps(ep->lo), hi = _mm256_set1_ps(ep->hi);
+    const __m256 plo = _mm256_set1_ps(ep->plo), phi = _mm256_set1_ps(ep->phi);
+#pragma GCC unroll 5
+    for (int r = 0; r < ROWS; r++) {
+        __m256 v0 = acc[r][0], v1 = acc[r][1];
+        if (ROWS <= 2) {
+            v0 = _mm256_add_ps(v0, odd[r][0]);
+            v1 = _mm256_add_ps(v1, odd[r][1]);
+        }
+        if (ep->bias) {
+            const __m256 bv = _mm256_broadcast_ss(ep->bias + r);
+            v0 = _mm256_add_ps(v0, bv);
+            v1 = _mm256_add_ps(v1, bv);
+        }
+        v0 = ib_clamp(ep->act, v0, lo, hi);
+        v1 = ib_clamp(ep->act, v1, lo, hi);
+        if (ep->res) {
+            const float *rr = (const float *)((const char *)ep->res + r * ep->ldr_bytes);
+            v0 = _mm256_add_ps(v0, _mm256_loadu_ps(rr));
+            v1 = _mm256_add_ps(v1, _mm256_loadu_ps(rr + 8));
+        }
+        v0 = ib_clamp(ep->post, v0, plo, phi);
+        v1 = ib_clamp(ep->post, v1, plo, phi);
+        float *cr = (float *)((char *)ep->C + r * ep->ldc_bytes);
+        _mm256_storeu_ps(cr, v0);
+        _mm256_storeu_ps(cr + 8, v1);
+    }
+}
+
+void gemm_f32_indb_part_avx2(int rows, int64_t kc, const float *A, const float *B,
+                             const int64_t *off, const gemm_indb_epi_t *ep)
+{
+    switch (rows) {
+    case 1: indb_part_rows(1, kc, A, B, off, ep); break;
+    case 2: indb_part_rows(2, kc, A, B, off, ep); break;
+    case 3: indb_part_rows(3, kc, A, B, off, ep); break;
+    case 4: indb_part_rows(4, kc, A, B, off, ep); break;
+    default: indb_part_rows(5, kc, A, B, off, ep); break;
+    }
+}
 #undef IB_STEP
 #undef IB_ALL12
 #undef IB_BIAS_ROW
@@ -1464,6 +1552,11 @@ void gemm_f32_ukernel_6x16_avx2(int64_t kc, const float *A, int64_t rs_a, int64_
 {
     (void)kc, (void)A, (void)rs_a, (void)cs_a, (void)B, (void)ldb, (void)C, (void)ldc, (void)m;
     (void)n, (void)alpha, (void)beta, (void)e;
+}
+void gemm_f32_indb_part_avx2(int rows, int64_t kc, const float *A, const float *B,
+                             const int64_t *off, const gemm_indb_epi_t *ep)
+{
+    (void)rows, (void)kc, (void)A, (void)B, (void)off, (void)ep;
 }
 void gemm_f32_indb_6x16_avx2(int64_t kc, const float *A, const float *B, const int64_t *off,
                              float *T, int acc, const gemm_indb_epi_t *ep)
