@@ -501,8 +501,8 @@ ALWAYS_INLINE void packed_asm(int64_t kc, const float *A, const float *B, float 
 /* A tile of at most 2 rows (the last A panel of M = 128 = 21 x 6 + 2, as
  * in every transformer GEMM over 128 tokens): those rows alone, k steps in
  * pairs on two sets of accumulators so the FMA latency is hidden, where
- * the full 6-row kernel took as long as a whole tile. 128 x 1536 x 384:
- * -2.5 %. */
+ * the full 6-row kernel took as long as a whole tile. With B pre-packed:
+ * 128 x 384 x 1536 1.62 -> 1.58 ms, 128 x 384 x 384 0.400 -> 0.390 ms. */
 static void kernel_packed_2(int64_t kc, const float *A, const float *B, float *C, int64_t ldc,
                             int m, int n, float alpha, float beta, const gemm_tile_epi_t *e)
 {
