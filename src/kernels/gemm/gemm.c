@@ -1313,9 +1313,15 @@ static void inda_task(void *ctx, size_t begin, size_t end, int worker)
                 do {
                     const int64_t kcb = min64(j->h->kc, j->K - pc);
                     const float *bp = j->bp + pc * j->h->npad + jr * kcb;
-                    for (int64_t q = g0; q < g1; q++)
-                        v->inda(kcb, px[q - g0], j->a->off + pc, bp, T + (q - g0) * mr * nr,
-                                pc > 0);
+                    for (int64_t q = g0; q < g1; q++) {
+                        const int64_t npx = min64(mr, j->a->P - q * mr);
+                        if (npx < mr && v->inda_part) /* the last tile: its pixels alone */
+                            v->inda_part((int)npx, kcb, px[q - g0], j->a->off + pc, bp,
+                                         T + (q - g0) * mr * nr, pc > 0);
+                        else
+                            v->inda(kcb, px[q - g0], j->a->off + pc, bp, T + (q - g0) * mr * nr,
+                                    pc > 0);
+                    }
                     pc += kcb;
                 } while (pc < j->K);
                 for (int64_t q = g0; q < g1; q++) {

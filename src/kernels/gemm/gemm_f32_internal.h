@@ -141,6 +141,13 @@ typedef struct gemm_f32_variant {
      * time on its last one through T. */
     void (*indb_part)(int rows, int64_t kc, const float *A, const float *B, const int64_t *off,
                       const struct gemm_indb_epi *ep);
+    /* The last, partial pixel tile of an indirect-A product (NULL: none;
+     * inda runs it as a whole tile): rows [0, npx) of T (npx 1 to MR - 1)
+     * as inda computes them, the other rows untouched. A 7x7 plane is 8
+     * tiles of 6 pixels and one of 1, which the 6-row kernel took as long as
+     * a full one. */
+    void (*inda_part)(int npx, int64_t kc, const float *const *px, const int64_t *off,
+                      const float *Bp, float *T, int acc);
 } gemm_f32_variant_t;
 
 /* Best first. */
@@ -248,6 +255,8 @@ void gemm_f32_indb_6x16_avx2(int64_t kc, const float *A, const float *B, const i
                              float *T, int acc, const gemm_indb_epi_t *ep);
 void gemm_f32_indb_part_avx2(int rows, int64_t kc, const float *A, const float *B,
                              const int64_t *off, const gemm_indb_epi_t *ep);
+void gemm_f32_inda_part_avx2(int npx, int64_t kc, const float *const *px, const int64_t *off,
+                             const float *Bp, float *T, int acc);
 void gemm_f32_tile_store_avx2(const float *T, int m, int n, float *C, int64_t ldc,
                               const gemm_tile_epi_t *e);
 void gemm_f32_inda_ref_4x8(int64_t kc, const float *const *px, const int64_t *off,

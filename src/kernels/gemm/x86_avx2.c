@@ -923,6 +923,68 @@ void gemm_f32_inda_6x16_avx2(int64_t kc, const float *const *px, const int64_t *
                        "xmm7", "xmm8", "xmm9", "xmm10", "xmm11", "xmm12", "xmm13", "xmm14",
                        "xmm15");
 }
+
+/* ROWS (< MR) pixel rows of an indirect-A tile (see gemm_f32_variant_t.
+ * inda_part): rows [0, ROWS) of T only. Up to 2 rows the k steps alternate
+ * between two accumulator sets, so 8 chains hide the FMA latency. */
+ALWAYS_INLINE void inda_part_rows(const int ROWS, int64_t kc, const float *const *px,
+                                  const int64_t *off, const float *Bp, float *T, int acc)
+{
+    __m256 s[MR - 1][2], o[2][2];
+#pragma GCC unroll 5
+    for (int r = 0; r < ROWS; r++) {
+        s[r][0] = acc ? _mm256_loadu_ps(T + r * NR) : _mm256_setzero_ps();
+        s[r][1] = acc ? _mm256_loadu_ps(T + r * NR + 8) : _mm256_setzero_ps();
+    }
+    o[0][0] = o[0][1] = o[1][0] = o[1][1] = _mm256_setzero_ps();
+    int64_t k = 0;
+    if (ROWS <= 2)
+        for (; k + 2 <= kc; k += 2) {
+            const float *b = Bp + k * NR;
+            const __m256 b0 = _mm256_loadu_ps(b), b1 = _mm256_loadu_ps(b + 8);
+            const __m256 c0 = _mm256_loadu_ps(b + NR), c1 = _mm256_loadu_ps(b + NR + 8);
+#pragma GCC unroll 2
+            for (int r = 0; r < ROWS; r++) {
+                const __m256 a0 = _mm256_broadcast_ss(px[r] + off[k]);
+                const __m256 a1 = _mm256_broadcast_ss(px[r] + off[k + 1]);
+                s[r][0] = _mm256_fmadd_ps(a0, b0, s[r][0]);
+                s[r][1] = _mm256_fmadd_ps(a0, b1, s[r][1]);
+                o[r][0] = _mm256_fmadd_ps(a1, c0, o[r][0]);
+                o[r][1] = _mm256_fmadd_ps(a1, c1, o[r][1]);
+            }
+        }
+    for (; k < kc; k++) {
+        const float *b = Bp + k * NR;
+        const __m256 b0 = _mm256_loadu_ps(b), b1 = _mm256_loadu_ps(b + 8);
+#pragma GCC unroll 5
+        for (int r = 0; r < ROWS; r++) {
+            const __m256 a = _mm256_broadcast_ss(px[r] + off[k]);
+            s[r][0] = _mm256_fmadd_ps(a, b0, s[r][0]);
+            s[r][1] = _mm256_fmadd_ps(a, b1, s[r][1]);
+        }
+    }
+#pragma GCC unroll 5
+    for (int r = 0; r < ROWS; r++) {
+        if (ROWS <= 2) {
+            s[r][0] = _mm256_add_ps(s[r][0], o[r][0]);
+            s[r][1] = _mm256_add_ps(s[r][1], o[r][1]);
+        }
+        _mm256_storeu_ps(T + r * NR, s[r][0]);
+        _mm256_storeu_ps(T + r * NR + 8, s[r][1]);
+    }
+}
+
+void gemm_f32_inda_part_avx2(int npx, int64_t kc, const float *const *px, const int64_t *off,
+                             const float *Bp, float *T, int acc)
+{
+    switch (npx) {
+    case 1: inda_part_rows(1, kc, px, off, Bp, T, acc); break;
+    case 2: inda_part_rows(2, kc, px, off, Bp, T, acc); break;
+    case 3: inda_part_rows(3, kc, px, off, Bp, T, acc); break;
+    case 4: inda_part_rows(4, kc, px, off, Bp, T, acc); break;
+    default: inda_part_rows(5, kc, px, off, Bp, T, acc); break;
+    }
+}
 #undef IA_STEP
 #undef IB_TILE_REGS
 #undef IB_TILE_REGS_ST
@@ -1582,6 +1644,11 @@ void gemm_f32_inda_6x16_avx2(int64_t kc, const float *const *px, const int64_t *
                              const float *Bp, float *T, int acc)
 {
     (void)kc, (void)px, (void)off, (void)Bp, (void)T, (void)acc;
+}
+void gemm_f32_inda_part_avx2(int npx, int64_t kc, const float *const *px, const int64_t *off,
+                             const float *Bp, float *T, int acc)
+{
+    (void)npx, (void)kc, (void)px, (void)off, (void)Bp, (void)T, (void)acc;
 }
 void gemm_f32_tile_store_t_avx2(const float *T, int npx, int nch, float *C, int64_t ldc,
                                 const gemm_tile_epi_t *e)
