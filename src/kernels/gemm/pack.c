@@ -110,35 +110,16 @@ void gemm_f32_pack_b_block(int transB, const float *B, int64_t ldb, int64_t p0, 
                     copy_rows(d, s, ldb, kn, 32);
             }
         }
-        if (full < nc) {
-            const int64_t cols = nc - full;
-            float *d = dst + full * kc;
-            const float *s = B + p0 * ldb + j0 + full;
-            for (int64_t k = 0; k < kc; k++) {
-                memcpy(d + k * nr, s + k * ldb, (size_t)cols * sizeof(float));
-                for (int64_t c = cols; c < nr; c++)
-                    d[k * nr + c] = 0.0f;
-            }
-        }
-        return;
+        if (full == nc)
+            return;
+        /* the last, partial panel below */
+        j0 += full, dst += full * kc, nc -= full;
     }
     for (int64_t q = 0; q < nc; q += nr) {
         int64_t cols = nc - q < nr ? nc - q : nr;
         float *d = dst + q * kc;
         if (!transB) {
             const float *s = B + p0 * ldb + j0 + q;
-            /* whole panels of the common widths: fixed-size copies the
-             * compiler inlines instead of a libc call per 64 or 128 bytes */
-            if (cols == 32 && nr == 32) {
-                for (int64_t k = 0; k < kc; k++)
-                    memcpy(d + k * 32, s + k * ldb, 32 * sizeof(float));
-                continue;
-            }
-            if (cols == 16 && nr == 16) {
-                for (int64_t k = 0; k < kc; k++)
-                    memcpy(d + k * 16, s + k * ldb, 16 * sizeof(float));
-                continue;
-            }
             for (int64_t k = 0; k < kc; k++) {
                 memcpy(d + k * nr, s + k * ldb, (size_t)cols * sizeof(float));
                 for (int64_t c = cols; c < nr; c++)

@@ -168,6 +168,16 @@ static __m256 act256_call(__m256 v, gemm_act_t act, float lo, float hi)
     return v;
 }
 
+/* The GELU polynomial's coefficients for act (p, and q into *q), NULL
+ * when act is not a GELU. */
+static inline const float *gelu_coeffs(gemm_act_t act, const float **q)
+{
+    *q = act == GEMM_ACT_GELU_ERF ? gelu_erf_q : gelu_tanh_q;
+    return act == GEMM_ACT_GELU_ERF    ? gelu_erf_p
+           : act == GEMM_ACT_GELU_TANH ? gelu_tanh_p
+                                       : NULL;
+}
+
 /* The epilogue after the bias on one vector: act (GELU inline: a call
  * per vector cost the encoder's FFN GEMM 1.83 -> 1.80 ms; gp, gq: its
  * coefficients, NULL for the other activations), scale, the residual
@@ -203,10 +213,7 @@ ALWAYS_INLINE void store_upto8(float *p, int64_t n, __m256 v)
 static void epi_store(const float *t, float *C, int64_t ldc, int m, int n, float beta,
                       const gemm_tile_epi_t *e)
 {
-    const float *gp = e->act == GEMM_ACT_GELU_ERF    ? gelu_erf_p
-                      : e->act == GEMM_ACT_GELU_TANH ? gelu_tanh_p
-                                                     : NULL;
-    const float *gq = e->act == GEMM_ACT_GELU_ERF ? gelu_erf_q : gelu_tanh_q;
+    const float *gq, *gp = gelu_coeffs(e->act, &gq);
     for (int r = 0; r < m; r++) {
         for (int c0 = 0; c0 < n; c0 += 8) {
             __m256 v = _mm256_loadu_ps(t + r * NR + c0);
@@ -498,41 +505,68 @@ ALWAYS_INLINE void packed_asm(int64_t kc, const float *A, const float *B, float 
                        "xmm15");
 }
 
+/* The product of a few rows (ROWS < MR) of a tile, added to s[r][0..1]:
+ * B's row k is the NR floats at B + boff[k] (indirect B) or B + k NR
+ * (packed); A(r, k) is px[r][aoff[k]] (indirect A) or A[k MR + r] (a packed
+ * A panel). With the addressing fixed at each call site the compiler
+ * specialises it. Up to 2 rows the k steps alternate between two
+ * accumulator sets, so 8 chains hide the FMA latency where 2-4 would
+ * wait on it; 3-5 rows have 6-10 chains in one set. */
+ALWAYS_INLINE void part_rows_acc(const int ROWS, int64_t kc, const float *B, const int64_t *boff,
+                                 const float *A, const float *const *px, const int64_t *aoff,
+                                 __m256 s[MR - 1][2])
+{
+#define PR_B(k) (boff ? B + boff[k] : B + (k) * NR)
+#define PR_A(r, k) (px ? px[r] + aoff[k] : A + (k) * MR + (r))
+    int64_t k = 0;
+    if (ROWS <= 2) {
+        __m256 o[2][2];
+        o[0][0] = o[0][1] = o[1][0] = o[1][1] = _mm256_setzero_ps();
+        for (; k + 2 <= kc; k += 2) {
+            const float *b = PR_B(k), *c = PR_B(k + 1);
+            const __m256 b0 = _mm256_loadu_ps(b), b1 = _mm256_loadu_ps(b + 8);
+            const __m256 c0 = _mm256_loadu_ps(c), c1 = _mm256_loadu_ps(c + 8);
+#pragma GCC unroll 2
+            for (int r = 0; r < ROWS; r++) {
+                const __m256 a0 = _mm256_broadcast_ss(PR_A(r, k));
+                const __m256 a1 = _mm256_broadcast_ss(PR_A(r, k + 1));
+                s[r][0] = _mm256_fmadd_ps(a0, b0, s[r][0]);
+                s[r][1] = _mm256_fmadd_ps(a0, b1, s[r][1]);
+                o[r][0] = _mm256_fmadd_ps(a1, c0, o[r][0]);
+                o[r][1] = _mm256_fmadd_ps(a1, c1, o[r][1]);
+            }
+        }
+#pragma GCC unroll 2
+        for (int r = 0; r < ROWS; r++) {
+            s[r][0] = _mm256_add_ps(s[r][0], o[r][0]);
+            s[r][1] = _mm256_add_ps(s[r][1], o[r][1]);
+        }
+    }
+    for (; k < kc; k++) {
+        const float *b = PR_B(k);
+        const __m256 b0 = _mm256_loadu_ps(b), b1 = _mm256_loadu_ps(b + 8);
+#pragma GCC unroll 5
+        for (int r = 0; r < ROWS; r++) {
+            const __m256 a = _mm256_broadcast_ss(PR_A(r, k));
+            s[r][0] = _mm256_fmadd_ps(a, b0, s[r][0]);
+            s[r][1] = _mm256_fmadd_ps(a, b1, s[r][1]);
+        }
+    }
+#undef PR_B
+#undef PR_A
+}
+
 /* A tile of at most 2 rows (the last A panel of M = 128 = 21 x 6 + 2, as
- * in every transformer GEMM over 128 tokens): those rows alone, k steps in
- * pairs on two sets of accumulators so the FMA latency is hidden, where
- * the full 6-row kernel took as long as a whole tile. With B pre-packed:
- * 128 x 384 x 1536 1.62 -> 1.58 ms, 128 x 384 x 384 0.400 -> 0.390 ms. */
+ * in every transformer GEMM over 128 tokens): those rows alone
+ * (part_rows_acc), where the full 6-row kernel took as long as a whole
+ * tile. With B pre-packed: 128 x 384 x 1536 1.62 -> 1.58 ms, 128 x 384 x
+ * 384 0.400 -> 0.390 ms. */
 static void kernel_packed_2(int64_t kc, const float *A, const float *B, float *C, int64_t ldc,
                             int m, int n, float alpha, float beta, const gemm_tile_epi_t *e)
 {
-    __m256 acc[MR][2], odd[2][2];
-    for (int r = 0; r < 2; r++)
-        acc[r][0] = acc[r][1] = odd[r][0] = odd[r][1] = _mm256_setzero_ps();
-    int64_t k = 0;
-    for (; k + 2 <= kc; k += 2, A += 2 * MR, B += 2 * NR) {
-        const __m256 b0 = _mm256_loadu_ps(B), b1 = _mm256_loadu_ps(B + 8);
-        const __m256 b2 = _mm256_loadu_ps(B + NR), b3 = _mm256_loadu_ps(B + NR + 8);
-        for (int r = 0; r < 2; r++) {
-            const __m256 a0 = _mm256_broadcast_ss(A + r), a1 = _mm256_broadcast_ss(A + MR + r);
-            acc[r][0] = _mm256_fmadd_ps(a0, b0, acc[r][0]);
-            acc[r][1] = _mm256_fmadd_ps(a0, b1, acc[r][1]);
-            odd[r][0] = _mm256_fmadd_ps(a1, b2, odd[r][0]);
-            odd[r][1] = _mm256_fmadd_ps(a1, b3, odd[r][1]);
-        }
-    }
-    if (k < kc) {
-        const __m256 b0 = _mm256_loadu_ps(B), b1 = _mm256_loadu_ps(B + 8);
-        for (int r = 0; r < 2; r++) {
-            const __m256 a0 = _mm256_broadcast_ss(A + r);
-            acc[r][0] = _mm256_fmadd_ps(a0, b0, acc[r][0]);
-            acc[r][1] = _mm256_fmadd_ps(a0, b1, acc[r][1]);
-        }
-    }
-    for (int r = 0; r < 2; r++) {
-        acc[r][0] = _mm256_add_ps(acc[r][0], odd[r][0]);
-        acc[r][1] = _mm256_add_ps(acc[r][1], odd[r][1]);
-    }
+    __m256 acc[MR][2];
+    acc[0][0] = acc[0][1] = acc[1][0] = acc[1][1] = _mm256_setzero_ps();
+    part_rows_acc(2, kc, B, NULL, A, NULL, NULL, acc);
     store_tile(acc, 2, C, ldc, m, n, alpha, beta, e);
 }
 
@@ -571,10 +605,7 @@ static void ukrun(int64_t kc, int down, const float *A, const float *B, int64_t 
  * [0, n)): act, scale, residual, post_act, in place. */
 static void epi_rest(float *C, int64_t ldc, int64_t m, int64_t n, const gemm_tile_epi_t *e)
 {
-    const float *gp = e->act == GEMM_ACT_GELU_ERF    ? gelu_erf_p
-                      : e->act == GEMM_ACT_GELU_TANH ? gelu_tanh_p
-                                                     : NULL;
-    const float *gq = e->act == GEMM_ACT_GELU_ERF ? gelu_erf_q : gelu_tanh_q;
+    const float *gq, *gp = gelu_coeffs(e->act, &gq);
     for (int64_t r = 0; r < m; r++)
         for (int64_t c = 0; c < n; c += 8) {
             float *cp = C + r * ldc + c;
@@ -762,52 +793,20 @@ ALWAYS_INLINE __m256 ib_clamp(int kind, __m256 v, __m256 lo, __m256 hi)
 }
 
 /* ROWS (< MR) rows of an indirect-B tile, all NR columns, through ep's
- * epilogue into ep->C (see gemm_f32_variant_t.indb_part). Up to 2 rows the
- * k steps alternate between two accumulator sets (8 chains hide the FMA
- * latency); 3-5 rows have 6-10 chains in one set. */
+ * epilogue into ep->C (see gemm_f32_variant_t.indb_part). */
 ALWAYS_INLINE void indb_part_rows(const int ROWS, int64_t kc, const float *A, const float *B,
                                   const int64_t *off, const gemm_indb_epi_t *ep)
 {
-    __m256 acc[MR - 1][2], odd[2][2];
+    __m256 acc[MR - 1][2];
 #pragma GCC unroll 5
     for (int r = 0; r < ROWS; r++)
         acc[r][0] = acc[r][1] = _mm256_setzero_ps();
-    odd[0][0] = odd[0][1] = odd[1][0] = odd[1][1] = _mm256_setzero_ps();
-    int64_t k = 0;
-    if (ROWS <= 2)
-        for (; k + 2 <= kc; k += 2) {
-            const float *b = B + off[k], *c = B + off[k + 1];
-            const __m256 b0 = _mm256_loadu_ps(b), b1 = _mm256_loadu_ps(b + 8);
-            const __m256 c0 = _mm256_loadu_ps(c), c1 = _mm256_loadu_ps(c + 8);
-#pragma GCC unroll 2
-            for (int r = 0; r < ROWS; r++) {
-                const __m256 a0 = _mm256_broadcast_ss(A + k * MR + r);
-                const __m256 a1 = _mm256_broadcast_ss(A + (k + 1) * MR + r);
-                acc[r][0] = _mm256_fmadd_ps(a0, b0, acc[r][0]);
-                acc[r][1] = _mm256_fmadd_ps(a0, b1, acc[r][1]);
-                odd[r][0] = _mm256_fmadd_ps(a1, c0, odd[r][0]);
-                odd[r][1] = _mm256_fmadd_ps(a1, c1, odd[r][1]);
-            }
-        }
-    for (; k < kc; k++) {
-        const float *b = B + off[k];
-        const __m256 b0 = _mm256_loadu_ps(b), b1 = _mm256_loadu_ps(b + 8);
-#pragma GCC unroll 5
-        for (int r = 0; r < ROWS; r++) {
-            const __m256 a = _mm256_broadcast_ss(A + k * MR + r);
-            acc[r][0] = _mm256_fmadd_ps(a, b0, acc[r][0]);
-            acc[r][1] = _mm256_fmadd_ps(a, b1, acc[r][1]);
-        }
-    }
+    part_rows_acc(ROWS, kc, B, off, A, NULL, NULL, acc);
     const __m256 lo = _mm256_set1_ps(ep->lo), hi = _mm256_set1_ps(ep->hi);
     const __m256 plo = _mm256_set1_ps(ep->plo), phi = _mm256_set1_ps(ep->phi);
 #pragma GCC unroll 5
     for (int r = 0; r < ROWS; r++) {
         __m256 v0 = acc[r][0], v1 = acc[r][1];
-        if (ROWS <= 2) {
-            v0 = _mm256_add_ps(v0, odd[r][0]);
-            v1 = _mm256_add_ps(v1, odd[r][1]);
-        }
         if (ep->bias) {
             const __m256 bv = _mm256_broadcast_ss(ep->bias + r);
             v0 = _mm256_add_ps(v0, bv);
@@ -925,50 +924,19 @@ void gemm_f32_inda_6x16_avx2(int64_t kc, const float *const *px, const int64_t *
 }
 
 /* ROWS (< MR) pixel rows of an indirect-A tile (see gemm_f32_variant_t.
- * inda_part): rows [0, ROWS) of T only. Up to 2 rows the k steps alternate
- * between two accumulator sets, so 8 chains hide the FMA latency. */
+ * inda_part): rows [0, ROWS) of T only. */
 ALWAYS_INLINE void inda_part_rows(const int ROWS, int64_t kc, const float *const *px,
                                   const int64_t *off, const float *Bp, float *T, int acc)
 {
-    __m256 s[MR - 1][2], o[2][2];
+    __m256 s[MR - 1][2];
 #pragma GCC unroll 5
     for (int r = 0; r < ROWS; r++) {
         s[r][0] = acc ? _mm256_loadu_ps(T + r * NR) : _mm256_setzero_ps();
         s[r][1] = acc ? _mm256_loadu_ps(T + r * NR + 8) : _mm256_setzero_ps();
     }
-    o[0][0] = o[0][1] = o[1][0] = o[1][1] = _mm256_setzero_ps();
-    int64_t k = 0;
-    if (ROWS <= 2)
-        for (; k + 2 <= kc; k += 2) {
-            const float *b = Bp + k * NR;
-            const __m256 b0 = _mm256_loadu_ps(b), b1 = _mm256_loadu_ps(b + 8);
-            const __m256 c0 = _mm256_loadu_ps(b + NR), c1 = _mm256_loadu_ps(b + NR + 8);
-#pragma GCC unroll 2
-            for (int r = 0; r < ROWS; r++) {
-                const __m256 a0 = _mm256_broadcast_ss(px[r] + off[k]);
-                const __m256 a1 = _mm256_broadcast_ss(px[r] + off[k + 1]);
-                s[r][0] = _mm256_fmadd_ps(a0, b0, s[r][0]);
-                s[r][1] = _mm256_fmadd_ps(a0, b1, s[r][1]);
-                o[r][0] = _mm256_fmadd_ps(a1, c0, o[r][0]);
-                o[r][1] = _mm256_fmadd_ps(a1, c1, o[r][1]);
-            }
-        }
-    for (; k < kc; k++) {
-        const float *b = Bp + k * NR;
-        const __m256 b0 = _mm256_loadu_ps(b), b1 = _mm256_loadu_ps(b + 8);
-#pragma GCC unroll 5
-        for (int r = 0; r < ROWS; r++) {
-            const __m256 a = _mm256_broadcast_ss(px[r] + off[k]);
-            s[r][0] = _mm256_fmadd_ps(a, b0, s[r][0]);
-            s[r][1] = _mm256_fmadd_ps(a, b1, s[r][1]);
-        }
-    }
+    part_rows_acc(ROWS, kc, Bp, NULL, NULL, px, off, s);
 #pragma GCC unroll 5
     for (int r = 0; r < ROWS; r++) {
-        if (ROWS <= 2) {
-            s[r][0] = _mm256_add_ps(s[r][0], o[r][0]);
-            s[r][1] = _mm256_add_ps(s[r][1], o[r][1]);
-        }
         _mm256_storeu_ps(T + r * NR, s[r][0]);
         _mm256_storeu_ps(T + r * NR + 8, s[r][1]);
     }
