@@ -46,9 +46,22 @@
  * Measured (Zen 2, 1 thread, [B,S,H,D] layout, MiniLM head dim 32, 12
  * heads, seq 512): 8.7 -> 7.1-7.6 ms a step, ~55 GFLOP/s against a floor
  * of ~4.2 ms (402.7 MFLOP at ~104 GFLOP/s FMA peak + 3.1M exponentials).
+ * Then registers kept across the score step and Q^T / O transposed by
+ * 8 x 8 blocks: seq 128 405-420 -> 370 us (68 GFLOP/s), seq 512 6.7-7.0 ->
+ * 6.0-6.4 ms. Where the rest goes (seq 128, ablations): the score and P.V
+ * loops at ~80 % of the FMA peak each (32-step dot products, 6-key tiles),
+ * the exponentials ~12 %, the tile bookkeeping ~10 %. Copying each head's
+ * K and V rows contiguous first (the [B,S,H,D] rows are 1.5 KB apart and
+ * share few L1 sets) measured no faster at seq 128, 2 % at seq 512; an
+ * even split of Dv = 32 over the P.V steps (6,6,5,5,5,5) slower than
+ * 6,6,6,6,4,4.
  */
 #include <math.h>
 #include <string.h>
+
+#if defined(__AVX2__)
+#include "kernels/vmath/transpose_avx2.h"
+#endif
 
 #define KA_G (2 * VLEN)
 #define KA_KB (VLEN == 16 ? 8 : 6) /* keys per score step (register budget) */
@@ -92,6 +105,80 @@ void KA(exp2_neg)(const float *x, float *y, int64_t n)
     for (int64_t i = 0; i + VLEN <= n; i += VLEN)
         V_STORE(y + i, KA(exp2_neg_v)(V_LOAD(x + i)));
 }
+
+/* S^T rows of KA_KB keys (K rows kr[u], element stride ks3) against Q^T
+ * [D][G], stored at st (row stride G); with domax (a constant after
+ * inlining) their column max also goes into *x0, *x1 from the registers.
+ * One function called twice (the common step and the masked one, which
+ * rereads the stored rows) so that the compiler keeps the 12 accumulators
+ * in registers: written inline with the masked path after the FMA loop,
+ * it sent them through the stack on every step (~5 % of an s128 MiniLM
+ * attention). */
+KA_INLINE void KA(score_step)(const float *const kr[KA_KB], int64_t ks3, const float *qt,
+                              int64_t D, float *st, V *x0, V *x1, const int domax)
+{
+    V a0[KA_KB], a1[KA_KB];
+    for (int u = 0; u < KA_KB; u++)
+        a0[u] = V_ZERO(), a1[u] = V_ZERO();
+    const float *qr = qt;
+    for (int64_t t = 0, kt = 0; t < D; t++, kt += ks3, qr += KA_G) {
+        V qa = V_LOAD(qr), qb = V_LOAD(qr + VLEN);
+        for (int u = 0; u < KA_KB; u++) {
+            V kb = V_SET1(kr[u][kt]);
+            a0[u] = V_FMA(kb, qa, a0[u]);
+            a1[u] = V_FMA(kb, qb, a1[u]);
+        }
+    }
+    V m0 = *x0, m1 = *x1;
+    for (int u = 0; u < KA_KB; u++) {
+        V_STORE(st + u * KA_G, a0[u]);
+        V_STORE(st + u * KA_G + VLEN, a1[u]);
+        if (domax)
+            m0 = V_MAX(m0, a0[u]), m1 = V_MAX(m1, a1[u]);
+    }
+    *x0 = m0, *x1 = m1;
+}
+
+#if defined(__AVX2__)
+/* A full group's Q^T [D][G] = s Q rows (query l at q + l qs2, contiguous
+ * along d), and its output rows O (row l at o + l os2, contiguous) =
+ * O^T [Dv][G] / l, by 8 x 8 transposes in registers; D, Dv multiples of 8.
+ * The scalar element-by-element copies they replace took ~10 % of an s128
+ * MiniLM attention (head dim 32: 2 x 512 strided elements per 16 queries
+ * against 16 x 128 x 64 FMAs). Both ISA instances are built with AVX2. */
+KA_INLINE void KA(load_qt8)(float *qt, const float *q, int64_t qs2, int64_t D, float s)
+{
+    const __m256 vs = _mm256_set1_ps(s);
+    for (int64_t l0 = 0; l0 < KA_G; l0 += 8)
+        for (int64_t t0 = 0; t0 < D; t0 += 8) {
+            __m256 r[8];
+            for (int i = 0; i < 8; i++)
+                r[i] = _mm256_loadu_ps(q + (l0 + i) * qs2 + t0);
+            vm256_transpose8(r);
+            for (int c = 0; c < 8; c++)
+                _mm256_storeu_ps(qt + (t0 + c) * KA_G + l0, _mm256_mul_ps(r[c], vs));
+        }
+}
+
+KA_INLINE void KA(store_o8)(float *o, int64_t os2, const float *ot, const float *inv,
+                            int64_t Dv)
+{
+    for (int64_t l0 = 0; l0 < KA_G; l0 += 8) {
+        const __m256 vi = _mm256_loadu_ps(inv + l0);
+        for (int64_t t0 = 0; t0 < Dv; t0 += 8) {
+            __m256 r[8];
+            for (int c = 0; c < 8; c++)
+                r[c] = _mm256_mul_ps(_mm256_loadu_ps(ot + (t0 + c) * KA_G + l0), vi);
+            vm256_transpose8(r);
+            for (int i = 0; i < 8; i++)
+                _mm256_storeu_ps(o + (l0 + i) * os2 + t0, r[i]);
+        }
+    }
+}
+#define KA_T8 1
+#else
+#define KA_T8 0
+#endif
 
 /* O^T[f + u] = alpha O^T[f + u] + sum_j V[j][f + u] P^T[j] for u < nf
  * (nf <= KA_FB, a constant after inlining): 2 nf accumulators. */
@@ -140,9 +227,13 @@ void KA(block)(const kattn_params_t *p, int64_t bh, int64_t q0, int64_t q1, floa
 
     for (int64_t i0 = q0; i0 < q1; i0 += KA_G) {
         const int64_t n = q1 - i0 < KA_G ? q1 - i0 : KA_G;
-        for (int64_t t = 0; t < D; t++)
-            for (int64_t l = 0; l < KA_G; l++)
-                qt[t * KA_G + l] = l < n ? q[(i0 + l) * p->qs[2] + t * p->qs[3]] * qscale : 0.0f;
+        if (KA_T8 && n == KA_G && p->qs[3] == 1 && D % 8 == 0)
+            KA(load_qt8)(qt, q + i0 * p->qs[2], p->qs[2], D, qscale);
+        else
+            for (int64_t t = 0; t < D; t++)
+                for (int64_t l = 0; l < KA_G; l++)
+                    qt[t * KA_G + l] =
+                        l < n ? q[(i0 + l) * p->qs[2] + t * p->qs[3]] * qscale : 0.0f;
         memset(ot, 0, sizeof(float) * (size_t)(Dv * KA_G));
         V m0 = ninf, m1 = ninf, l0 = V_ZERO(), l1 = V_ZERO();
         /* causal: lane l (query i0 + l) sees keys up to i0 + l + off */
@@ -161,34 +252,16 @@ void KA(block)(const kattn_params_t *p, int64_t bh, int64_t q0, int64_t q1, floa
                     kj[u] = k0 + (j + u < nk ? j + u : nk - 1);
                     kr[u] = k + kj[u] * ks2;
                 }
-                V a0[KA_KB], a1[KA_KB];
-                for (int u = 0; u < KA_KB; u++)
-                    a0[u] = V_ZERO(), a1[u] = V_ZERO();
-                const float *qr = qt;
-                for (int64_t t = 0, kt = 0; t < D; t++, kt += ks3, qr += KA_G) {
-                    V qa = V_LOAD(qr), qb = V_LOAD(qr + VLEN);
-                    for (int u = 0; u < KA_KB; u++) {
-                        V kb = V_SET1(kr[u][kt]);
-                        a0[u] = V_FMA(kb, qa, a0[u]);
-                        a1[u] = V_FMA(kb, qb, a1[u]);
-                    }
-                }
                 /* the step straddles the causal diagonal of this group
                  * when its last key lies past the first query's limit */
                 const int diag = p->causal && kj[KA_KB - 1] > i0 + off;
-                if (!mk && !diag) {
-                    /* the common step: stored and maxed from the registers
-                     * (the general loop below sends the 12 accumulators
-                     * through the stack: ~20 % of a step at head dim 32) */
-                    for (int u = 0; u < KA_KB; u++) {
-                        V_STORE(st + (j + u) * KA_G, a0[u]);
-                        V_STORE(st + (j + u) * KA_G + VLEN, a1[u]);
-                        x0 = V_MAX(x0, a0[u]), x1 = V_MAX(x1, a1[u]);
-                    }
+                if (!mk && !diag) { /* the common step */
+                    KA(score_step)(kr, ks3, qt, D, st + j * KA_G, &x0, &x1, 1);
                     continue;
                 }
+                KA(score_step)(kr, ks3, qt, D, st + j * KA_G, &x0, &x1, 0);
                 for (int u = 0; u < KA_KB; u++) {
-                    V s0 = a0[u], s1 = a1[u];
+                    V s0 = V_LOAD(st + (j + u) * KA_G), s1 = V_LOAD(st + (j + u) * KA_G + VLEN);
                     if (mk) {
                         const float *mr = mk + kj[u] * p->ms[3] + i0 * p->ms[2];
                         if (p->ms[2] == 0) {
@@ -265,6 +338,10 @@ void KA(block)(const kattn_params_t *p, int64_t bh, int64_t q0, int64_t q1, floa
         float inv[KA_G];
         for (int64_t l = 0; l < n; l++)
             inv[l] = ml[l] > 0.0f ? 1.0f / ml[l] : NAN;
+        if (KA_T8 && n == KA_G && p->os[3] == 1 && Dv % 8 == 0) {
+            KA(store_o8)(o + i0 * p->os[2], p->os[2], ot, inv, Dv);
+            continue;
+        }
         for (int64_t l = 0; l < n; l++) {
             float *orow = o + (i0 + l) * p->os[2];
             if (p->os[3] == 1)
