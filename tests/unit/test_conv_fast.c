@@ -178,29 +178,38 @@ static void run_case(const tcase_t *t, uint64_t seed)
         if (!wino && !strncmp(t->name, "direct", 6) && gemm_f32_indb_min_n() > 0)
             CHECK(!strncmp(conv_f32_packed_path(&p), "direct", 6));
         if (!wino && !strncmp(t->name, "indirect-A", 10) && gemm_f32_inda_available())
-            CHECK(!strcmp(conv_f32_packed_path(&p), "indirect-A"));
+            CHECK_MSG(!strcmp(conv_f32_packed_path(&p),
+                              ksz == 1 ? "1x1 pixel-major" : "indirect-A"),
+                      "%s: path %s", t->name, conv_f32_packed_path(&p));
         /* both packed-weight paths: reading the input in place (direct,
-         * where it applies) and im2col */
+         * where it applies) and im2col; 1x1s packed for indirect A also
+         * through its kernel instead of the pixel-major GEMM */
+        const int pix_lo = kind == 'B' && ksz == 1 ? 0 : 1;
+        for (int pix = 1; pix >= pix_lo; pix--)
         for (int direct = 1; direct >= 0; direct--) {
+            conv_f32_set_pixels(pix);
             conv_f32_set_direct(direct);
             /* every epilogue: those the direct kernel applies from its
              * registers (bias, ReLU / clip, residual, post ReLU / clip) and
              * those it leaves to the tile store (sigmoid) */
             for (int v = 0; v < 8; v++) {
                 const conv_post_t *post = v == 0 ? NULL : &posts[v - 1];
+                const float *bias = v == 2 ? NULL : B;
                 for (int64_t i = 0; i < ny; i++)
                     Y[i] = NAN;
-                oracle(&p, X, Wcopy, B, post, want);
+                oracle(&p, X, Wcopy, bias, post, want);
                 CHECK_OK(
-                    conv_f32_packed_w(v & 1 ? &k2 : NULL, &p, X, Wp, B, post, Y, ws, wsb));
+                    conv_f32_packed_w(v & 1 ? &k2 : NULL, &p, X, Wp, bias, post, Y, ws, wsb));
                 char what[160];
-                snprintf(what, sizeof what, "%s (packed W, %s, variant %d)", t->name,
-                         wino ? "winograd" : direct ? "direct where it applies" : "im2col", v);
+                snprintf(what, sizeof what, "%s (packed W, %s%s, variant %d)", t->name,
+                         wino ? "winograd" : direct ? "direct where it applies" : "im2col",
+                         pix ? "" : ", pixel-major off", v);
                 check_close_f32(Y, want, ny, wino ? 3 * atol : atol, wino ? 3 * rtol : rtol,
                                 what);
             }
         }
         conv_f32_set_direct(1);
+        conv_f32_set_pixels(1);
         CHECK(conv_f32_pack_w(&p, Wcopy, Wp, psz - 1) == CAIRN_ERR_INVALID_ARGUMENT);
         if (wino) {
             /* Winograd weights for another channel count are refused */
@@ -295,6 +304,10 @@ static const tcase_t cases[] = {
     {"indirect-A strided 1x1", 2, 1, 260, 64, 1, {14, 13}, {1, 1}, {2, 2}, {1, 1}, {0, 0}, {0, 0}},
     {"indirect-A strided 1x1 padded", 2, 2, 257, 67, 1, {11, 9}, {1, 1}, {2, 2}, {1, 1}, {1, 1}, {1, 0}},
     {"indirect-A 1x1 aligned planes", 2, 1, 300, 80, 1, {4, 4}, {1, 1}, {1, 1}, {1, 1}, {0, 0}, {0, 0}},
+    /* pixel-major 1x1 with enough output (P x M >= 16384) for the threaded
+     * transposed store, channels in 7 blocks of 64 (the last 16) */
+    {"indirect-A 1x1 short K", 2, 2, 96, 72, 1, {6, 7}, {1, 1}, {1, 1}, {1, 1}, {0, 0}, {0, 0}},
+    {"indirect-A 1x1 threaded store", 2, 1, 256, 400, 1, {7, 7}, {1, 1}, {1, 1}, {1, 1}, {0, 0}, {0, 0}},
     {"indirect-A 5x3 few pixels", 2, 1, 20, 96, 1, {3, 4}, {5, 3}, {1, 1}, {1, 1}, {2, 1}, {2, 1}},
     {"direct 3x3 K blocks", 2, 1, 70, 13, 1, {12, 20}, {3, 3}, {1, 1}, {1, 1}, {1, 1}, {1, 1}},
     {"direct 5x5 stride 2 dilated", 2, 1, 6, 9, 1, {30, 33}, {5, 5}, {2, 2}, {2, 1}, {3, 2}, {1, 4}},

@@ -812,8 +812,8 @@ static int conv_params_of(const ir_node_t *n, const ktensor_t *in, conv_params_t
 const char *op_linalg_conv_packed_path(const ir_node_t *n, const ktensor_t *in)
 {
     conv_params_t kp;
-    if (ir_attr_i(n, FUSED_CONV_PACKED) == 2)
-        return "indirect-A";
+    if (ir_attr_i(n, FUSED_CONV_PACKED) == 2) /* the packing conv_f32_pack_w chose */
+        return conv_params_of(n, in, &kp) ? conv_f32_packed_path(&kp) : "indirect-A";
     if (ir_attr_i(n, FUSED_CONV_PACKED) == 3)
         return "winograd";
     if (ir_attr_i(n, FUSED_CONV_PACKED) == 4)

@@ -82,6 +82,12 @@ size_t conv_f32_packed_w_size(const conv_params_t *p);
  * keep using it. Call it only while no convolution runs, as
  * conv_f32_workspace depends on it. */
 void conv_f32_set_direct(int enable);
+/* The 1x1s packed for the indirect-A path run as a pixel-major packed GEMM
+ * plus a transposed store (fast.c, conv_1x1_pixels); enable = 0 sends them
+ * through the indirect-A kernel instead (tests and benchmarks compare the
+ * two; the packed weights serve both). Call it only while no convolution
+ * runs. */
+void conv_f32_set_pixels(int enable);
 /* How conv_f32_packed_w computes p with weights packed now: "indirect-A",
  * "direct 1x1" (X read in place), "direct" (the stride-phase planes), "1x1"
  * or "im2col" (packed GEMM). */
@@ -162,5 +168,18 @@ int conv_dw_planes8_f32_avx2(const conv_params_t *p, const float *x, const float
 int conv_dw_planes8_f32_avx2_fits(const conv_params_t *p);
 /* Name of the depthwise variant in use ("avx512", "avx2" or "ref"). */
 const char *conv_dw_variant_name(void);
+
+/* The pixel-major 1x1 path's store (fast.c): channels [c0, c1) of
+ * y[c * P + p] = post_act(act(ct[p * M + c] + bias[c]) * scale
+ *                          + residual[c * ldr + p])
+ * from ct, the P x M product with a row per pixel, with e's bias (one per
+ * channel, i.e. GEMM_BIAS_ROW of y; may be NULL), activations, scale and
+ * residual (may be NULL). The avx2 form transposes 8 x 8 blocks in
+ * registers for none / relu / clip and leaves other activations to the
+ * portable one. */
+void conv_store_t_f32_ref(const float *ct, int64_t P, int64_t M, int64_t c0, int64_t c1,
+                          const gemm_epilogue_t *e, float *y);
+void conv_store_t_f32_avx2(const float *ct, int64_t P, int64_t M, int64_t c0, int64_t c1,
+                           const gemm_epilogue_t *e, float *y);
 
 #endif

@@ -64,6 +64,9 @@ static void direct_geom(const conv_params_t *p, dgeom_t *g)
 }
 
 static atomic_int g_direct_off;
+static atomic_int g_pixels_off; /* conv_f32_set_pixels */
+
+void conv_f32_set_pixels(int enable) { atomic_store(&g_pixels_off, !enable); }
 
 void conv_f32_set_direct(int enable) { atomic_store(&g_direct_off, !enable); }
 
@@ -149,17 +152,18 @@ static int inda_kind(const conv_params_t *p, ageom_t *g)
      * phase planes and drops their padded columns (ResNet-50's layer2.0 3x3
      * stride 2, 28x28 out: 3.12 -> 2.77 ms; bench/bench_conv_f32) */
     const int strided = p->stride[1] > 1 || p->stride[2] > 1;
+    /* 1x1 (and strided 1x1, from a compact copy of the pixels it reads)
+     * only on the smallest planes, where they run pixel-major
+     * (conv_1x1_pixels): on ResNet-50's 14x14 stage the packed GEMM with W
+     * as A is as fast; on its 7x7 stage (49 pixels: 16-pixel tiles keep
+     * 77 % of their work, 6-pixel ones 91 %) 2048 -> 512 runs 1.41 -> 1.13
+     * ms (W as A -> pixel-major), and 960 -> 160 / 96 -> 576 at 7x7 0.206
+     * -> 0.177 / 0.079 -> 0.068 ms (bench/bench_conv_f32) */
+    if (sp_size(p->kernel) == 1)
+        return p->M >= 64 && K >= 64 && K <= 2048 && p->out[2] < 8 &&
+               p->out[1] * p->out[2] >= 8;
     if (p->M < 64 || K < 256 || p->out[2] >= (strided ? 64 : 16) || p->out[1] * p->out[2] < 8)
         return 0;
-    /* 1x1 (and strided 1x1, from a compact copy of the pixels it reads:
-     * read strided in place they measured 1.7x slower) only on the smallest
-     * planes: on ResNet-50's 14x14 stage the packed GEMM over X is as fast
-     * or faster; on its 7x7 stage (49 pixels: 16-pixel tiles keep 77 % of
-     * their work, 6-pixel ones 91 %) 512 -> 2048 runs 1.43 -> 1.26 ms and
-     * 2048 -> 512 1.42 -> 1.31 with the aligned copy (inda_pstride;
-     * bench/bench_conv_f32) */
-    if (sp_size(p->kernel) == 1)
-        return p->out[2] < 8 && K <= 2048;
     return 1;
 }
 
@@ -180,7 +184,10 @@ static size_t inda_ws(const conv_params_t *p, const ageom_t *g)
 {
     const int64_t K = p->C * sp_size(p->kernel), P = sp_size(p->out);
     size_t b = base_round_up((size_t)(K + P) * sizeof(int64_t), BASE_ALIGN);
-    return b + (size_t)(p->C * inda_pstride(p, g)) * sizeof(float);
+    size_t x = (size_t)(p->C * inda_pstride(p, g)) * sizeof(float);
+    if (sp_size(p->kernel) == 1) /* the pixel-major 1x1: the product, pixel by pixel */
+        return b + base_round_up(x, BASE_ALIGN) + (size_t)(P * p->M) * sizeof(float);
+    return b + x;
 }
 
 const char *conv_f32_packed_path(const conv_params_t *p)
@@ -189,7 +196,11 @@ const char *conv_f32_packed_path(const conv_params_t *p)
     const int tile = conv_wino_chosen(p);
     if (tile)
         return tile == 4 ? "winograd" : "winograd 2x2";
-    return inda_kind(p, &g) ? "indirect-A" : conv_f32_packed_a_path(p);
+    if (!inda_kind(p, &g))
+        return conv_f32_packed_a_path(p);
+    return sp_size(p->kernel) == 1 && !atomic_load_explicit(&g_pixels_off, memory_order_relaxed)
+               ? "1x1 pixel-major"
+               : "indirect-A";
 }
 
 int conv_f32_packed_kind(const void *packed)
@@ -613,10 +624,111 @@ static cairn_status_t conv_direct(const kctx_t *k, const conv_params_t *p, int k
     return CAIRN_OK;
 }
 
+void conv_store_t_f32_ref(const float *ct, int64_t P, int64_t M, int64_t c0, int64_t c1,
+                          const gemm_epilogue_t *e, float *y)
+{
+    for (int64_t c = c0; c < c1; c++)
+        for (int64_t q = 0; q < P; q++) {
+            float v = ct[q * M + c] + (e->bias ? e->bias[c] : 0.0f);
+            v = gemm_act_apply_f32(e->act, v, e->clip_lo, e->clip_hi) * e->scale;
+            if (e->residual)
+                v += e->residual[c * e->ldr + q];
+            y[c * P + q] = gemm_act_apply_f32(e->post_act, v, e->post_lo, e->post_hi);
+        }
+}
+
+/* the pixels a strided 1x1 reads, compact in planes ps apart (0 where
+ * the pads are) */
+static void compact_copy(const conv_params_t *p, const ageom_t *g, const float *x, float *xp,
+                         int64_t ps)
+{
+    const int64_t H = p->in[1], W = p->in[2], in_sz = sp_size(p->in);
+    for (int64_t c = 0; c < p->C; c++)
+        for (int64_t i = 0; i < g->hp; i++) {
+            const int64_t ih = i * p->stride[1] - p->pad[1];
+            float *d = xp + c * ps + i * g->wp;
+            for (int64_t j = 0; j < g->wp; j++) {
+                const int64_t iw = j * p->stride[2] - p->pad[2];
+                d[j] = ih >= 0 && ih < H && iw >= 0 && iw < W ? x[c * in_sz + ih * W + iw] : 0.0f;
+            }
+        }
+}
+
+typedef struct store_t_job {
+    const float *ct;
+    int64_t P, M, cb; /* channels per task */
+    const gemm_epilogue_t *e;
+    float *y;
+    void (*fn)(const float *, int64_t, int64_t, int64_t, int64_t, const gemm_epilogue_t *,
+               float *);
+} store_t_job_t;
+
+static void store_t_task(void *ctx, size_t begin, size_t end, int worker)
+{
+    (void)worker;
+    const store_t_job_t *j = ctx;
+    const int64_t c0 = (int64_t)begin * j->cb, c1 = (int64_t)end * j->cb;
+    j->fn(j->ct, j->P, j->M, c0, c1 < j->M ? c1 : j->M, j->e, j->y);
+}
+
+/* ---- 1x1 on small planes, pixel-major ----
+ *
+ * The 1x1s the indirect-A path was chosen for (planes under 8 wide:
+ * ResNet-50's 7x7 stage and the strided downsample into it, MobileNetV2's
+ * last 1x1s) run as the plain packed GEMM with a row per pixel: Ct (P x M)
+ * = X^T W^T, X read in place as op(A) with transA (its channel planes are
+ * A's stored rows; a strided 1x1 reads the compact copy of its pixels), W
+ * already packed as B for the indirect-A path; then one pass transposes Ct
+ * into Y with the epilogue (conv_store_t_f32_*). The GEMM packs each
+ * 6-pixel micro-panel contiguously along K, where the indirect-A kernel
+ * read its 6 pixels through pointers into planes 64 floats apart, a new
+ * line every k step (Zen 2, 1 thread, same run: 2048 -> 512 at 7x7 with
+ * bias + ReLU 1.27 -> 1.12 ms incl. the ~10 us store, 512 -> 2048 with the
+ * residual 10 % faster, MobileNetV2's 960 -> 160 and 320 -> 1280 at 7x7
+ * 0.183 -> 0.171 and 0.471 -> 0.452 ms). On 14x14 planes the packed GEMM
+ * with W as A ("1x1") is as fast, so those keep it. */
+static cairn_status_t conv_1x1_pixels(const kctx_t *k, const conv_params_t *p, const ageom_t *g,
+                                      const float *X, const void *Wp, gemm_epilogue_t *epi,
+                                      const conv_post_t *post, float *Y, void *ws)
+{
+    const int64_t in_sz = sp_size(p->in), P = sp_size(p->out), K = p->C;
+    const int64_t ps = inda_pstride(p, g);
+    float *xp = (float *)((char *)ws + base_round_up((size_t)(K + P) * sizeof(int64_t),
+                                                     BASE_ALIGN));
+    float *ct = (float *)((char *)xp +
+                          base_round_up((size_t)(p->C * ps) * sizeof(float), BASE_ALIGN));
+    const int avx2 = base_isa_select(CAIRN_ISA_AUTO) >= CAIRN_ISA_AVX2;
+    base_pool_t *pool = k ? k->pool : NULL;
+    for (int64_t n = 0; n < p->N; n++) {
+        const float *x = X + n * p->C * in_sz;
+        const float *a = x;
+        int64_t lda = in_sz;
+        if (g->sub) {
+            compact_copy(p, g, x, xp, ps);
+            a = xp, lda = ps;
+        }
+        cairn_status_t st =
+            gemm_f32_packed(k, 1, P, p->M, K, 1.0f, a, lda, Wp, 0.0f, ct, p->M, NULL);
+        if (st != CAIRN_OK)
+            return base_error_prefix(st, "conv_f32: ");
+        if (post && post->residual) {
+            epi->residual = post->residual + n * p->M * P;
+            epi->ldr = P;
+        }
+        store_t_job_t j = {ct, P, p->M, 64, epi, Y + n * p->M * P,
+                           avx2 ? conv_store_t_f32_avx2 : conv_store_t_f32_ref};
+        const size_t tasks = (size_t)((p->M + j.cb - 1) / j.cb);
+        base_pool_parallel_for_1d(P * p->M < 16384 ? NULL : pool, tasks, 1, store_t_task, &j);
+    }
+    return CAIRN_OK;
+}
+
 static cairn_status_t conv_inda(const kctx_t *k, const conv_params_t *p, const ageom_t *g,
                                 const float *X, const void *Wp, gemm_epilogue_t *epi,
                                 const conv_post_t *post, float *Y, void *ws)
 {
+    if (sp_size(p->kernel) == 1 && !atomic_load_explicit(&g_pixels_off, memory_order_relaxed))
+        return conv_1x1_pixels(k, p, g, X, Wp, epi, post, Y, ws);
     const int64_t in_sz = sp_size(p->in), out_sz = sp_size(p->out);
     const int64_t KH = p->kernel[1], KW = p->kernel[2], K = p->C * KH * KW;
     int64_t *off = ws, *pix = off + K;
@@ -638,18 +750,7 @@ static cairn_status_t conv_inda(const kctx_t *k, const conv_params_t *p, const a
     for (int64_t n = 0; n < p->N; n++) {
         const float *x = X + n * p->C * in_sz;
         if (g->sub) {
-            /* the pixels a strided 1x1 reads, compact (0 where the pads are) */
-            const int64_t H = p->in[1], W = p->in[2];
-            for (int64_t c = 0; c < p->C; c++)
-                for (int64_t i = 0; i < g->hp; i++) {
-                    const int64_t ih = i * p->stride[1] - p->pad[1];
-                    float *d = xp + c * ps + i * g->wp;
-                    for (int64_t j = 0; j < g->wp; j++) {
-                        const int64_t iw = j * p->stride[2] - p->pad[2];
-                        d[j] = ih >= 0 && ih < H && iw >= 0 && iw < W ? x[c * in_sz + ih * W + iw]
-                                                                       : 0.0f;
-                    }
-                }
+            compact_copy(p, g, x, xp, ps);
         } else if (g->hp) {
             /* the zero-padded copy: pad_planes with one phase of stride 1 */
             static const unsigned char one[1] = {1};

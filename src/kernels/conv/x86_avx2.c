@@ -879,6 +879,52 @@ int conv_dw_planes8_f32_avx2(const conv_params_t *p, const float *x, const float
     return 1;
 }
 
+/* ---- the pixel-major 1x1 path's transposed store (conv.h) ---- */
+
+void conv_store_t_f32_avx2(const float *ct, int64_t P, int64_t M, int64_t c0, int64_t c1,
+                           const gemm_epilogue_t *e, float *y)
+{
+    if (!dw_act_simple(e->act) || !dw_act_simple(e->post_act)) {
+        conv_store_t_f32_ref(ct, P, M, c0, c1, e, y);
+        return;
+    }
+    const int64_t P8 = P / 8 * 8;
+    const float *bias = e->bias, *res = e->residual;
+    const __m256 vs = _mm256_set1_ps(e->scale);
+    int64_t cb = c0;
+    for (; cb + 8 <= c1; cb += 8) {
+        for (int64_t p0 = 0; p0 < P8; p0 += 8) {
+            __m256 v[8];
+            for (int i = 0; i < 8; i++)
+                v[i] = _mm256_loadu_ps(ct + (p0 + i) * M + cb);
+            vm256_transpose8(v); /* v[c]: channel cb + c, pixels p0.. */
+            for (int c = 0; c < 8; c++) {
+                __m256 w = v[c];
+                if (bias)
+                    w = _mm256_add_ps(w, _mm256_set1_ps(bias[cb + c]));
+                w = dw_act_vec(w, e->act, e->clip_lo, e->clip_hi);
+                if (e->scale != 1.0f)
+                    w = _mm256_mul_ps(w, vs);
+                if (res)
+                    w = _mm256_add_ps(w, _mm256_loadu_ps(res + (cb + c) * e->ldr + p0));
+                _mm256_storeu_ps(y + (cb + c) * P + p0,
+                                 dw_act_vec(w, e->post_act, e->post_lo, e->post_hi));
+            }
+        }
+        /* the last P % 8 pixels of these channels */
+        for (int c = 0; c < 8; c++)
+            for (int64_t q = P8; q < P; q++) {
+                float w = ct[q * M + cb + c] + (bias ? bias[cb + c] : 0.0f);
+                w = gemm_act_apply_f32(e->act, w, e->clip_lo, e->clip_hi) * e->scale;
+                if (res)
+                    w += res[(cb + c) * e->ldr + q];
+                y[(cb + c) * P + q] = gemm_act_apply_f32(e->post_act, w, e->post_lo, e->post_hi);
+            }
+    }
+    if (cb < c1)
+        conv_store_t_f32_ref(ct, P, M, cb, c1, e, y);
+}
+
 #else
 
 void conv_dw_plane_f32_avx2(const conv_params_t *p, const float *x, const float *w, float bias,
@@ -901,6 +947,12 @@ int conv_dw_planes8_f32_avx2(const conv_params_t *p, const float *x, const float
     (void)p, (void)x, (void)w, (void)bias, (void)post, (void)res, (void)y, (void)nc, (void)oh0,
         (void)oh1;
     return 0;
+}
+
+void conv_store_t_f32_avx2(const float *ct, int64_t P, int64_t M, int64_t c0, int64_t c1,
+                           const gemm_epilogue_t *e, float *y)
+{
+    conv_store_t_f32_ref(ct, P, M, c0, c1, e, y);
 }
 
 #endif
