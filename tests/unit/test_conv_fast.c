@@ -304,8 +304,9 @@ static const tcase_t cases[] = {
     {"indirect-A strided 1x1", 2, 1, 260, 64, 1, {14, 13}, {1, 1}, {2, 2}, {1, 1}, {0, 0}, {0, 0}},
     {"indirect-A strided 1x1 padded", 2, 2, 257, 67, 1, {11, 9}, {1, 1}, {2, 2}, {1, 1}, {1, 1}, {1, 0}},
     {"indirect-A 1x1 aligned planes", 2, 1, 300, 80, 1, {4, 4}, {1, 1}, {1, 1}, {1, 1}, {0, 0}, {0, 0}},
-    /* pixel-major 1x1 with enough output (P x M >= 16384) for the threaded
-     * transposed store, channels in 7 blocks of 64 (the last 16) */
+    /* pixel-major 1x1s: K under 256 (72 channels = 9 blocks of 8, 42
+     * pixels = 5 x 8 + 2), and enough output (P x M >= 16384) for the
+     * threaded transposed store, channels in 7 blocks of 64 (the last 16) */
     {"indirect-A 1x1 short K", 2, 2, 96, 72, 1, {6, 7}, {1, 1}, {1, 1}, {1, 1}, {0, 0}, {0, 0}},
     {"indirect-A 1x1 threaded store", 2, 1, 256, 400, 1, {7, 7}, {1, 1}, {1, 1}, {1, 1}, {0, 0}, {0, 0}},
     {"indirect-A 5x3 few pixels", 2, 1, 20, 96, 1, {3, 4}, {5, 3}, {1, 1}, {1, 1}, {2, 1}, {2, 1}},

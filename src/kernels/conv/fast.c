@@ -152,13 +152,14 @@ static int inda_kind(const conv_params_t *p, ageom_t *g)
      * phase planes and drops their padded columns (ResNet-50's layer2.0 3x3
      * stride 2, 28x28 out: 3.12 -> 2.77 ms; bench/bench_conv_f32) */
     const int strided = p->stride[1] > 1 || p->stride[2] > 1;
-    /* 1x1 (and strided 1x1, from a compact copy of the pixels it reads)
-     * only on the smallest planes, where they run pixel-major
-     * (conv_1x1_pixels): on ResNet-50's 14x14 stage the packed GEMM with W
-     * as A is as fast; on its 7x7 stage (49 pixels: 16-pixel tiles keep
-     * 77 % of their work, 6-pixel ones 91 %) 2048 -> 512 runs 1.41 -> 1.13
-     * ms (W as A -> pixel-major), and 960 -> 160 / 96 -> 576 at 7x7 0.206
-     * -> 0.177 / 0.079 -> 0.068 ms (bench/bench_conv_f32) */
+    /* 1x1 (and strided 1x1, from a compact copy of the pixels it reads:
+     * read strided in place they measured 1.7x slower) only on the
+     * smallest planes, where they run pixel-major (conv_1x1_pixels): on
+     * ResNet-50's 14x14 stage the packed GEMM with W as A is as fast; on
+     * its 7x7 stage (49 pixels: 16-pixel tiles keep 77 % of their work,
+     * 6-pixel ones 91 %) 2048 -> 512 runs 1.41 -> 1.13 ms (W as A ->
+     * pixel-major), and 160 -> 960 / 96 -> 576 at 7x7 0.206 -> 0.177 /
+     * 0.079 -> 0.068 ms (bench/bench_conv_f32, a GEMM + store harness) */
     if (sp_size(p->kernel) == 1)
         return p->M >= 64 && K >= 64 && K <= 2048 && p->out[2] < 8 &&
                p->out[1] * p->out[2] >= 8;
@@ -682,11 +683,14 @@ static void store_t_task(void *ctx, size_t begin, size_t end, int worker)
  * into Y with the epilogue (conv_store_t_f32_*). The GEMM packs each
  * 6-pixel micro-panel contiguously along K, where the indirect-A kernel
  * read its 6 pixels through pointers into planes 64 floats apart, a new
- * line every k step (Zen 2, 1 thread, same run: 2048 -> 512 at 7x7 with
- * bias + ReLU 1.27 -> 1.12 ms incl. the ~10 us store, 512 -> 2048 with the
- * residual 10 % faster, MobileNetV2's 960 -> 160 and 320 -> 1280 at 7x7
- * 0.183 -> 0.171 and 0.471 -> 0.452 ms). On 14x14 planes the packed GEMM
- * with W as A ("1x1") is as fast, so those keep it. */
+ * line every k step (Zen 2, 1 thread, both in one process: 2048 -> 512 at
+ * 7x7 with bias + ReLU 1.305 -> 1.122 ms, the ~10 us store included, 512
+ * -> 2048 with the residual 1.211 -> 1.158, the 1024 -> 2048 downsample
+ * 2.60 -> 2.41, MobileNetV2's 960 -> 160 and 320 -> 1280 0.175 -> 0.173
+ * and 0.476 -> 0.455). On 2 threads, alone, 0.90-1.07 of indirect A's
+ * times (three parallel regions instead of one; 320 -> 1280 the 1.07),
+ * in ResNet-50 its six layer4 1x1s 6.3 -> 5.8 ms. On 14x14 planes the
+ * packed GEMM with W as A ("1x1") is as fast, so those keep it. */
 static cairn_status_t conv_1x1_pixels(const kctx_t *k, const conv_params_t *p, const ageom_t *g,
                                       const float *X, const void *Wp, gemm_epilogue_t *epi,
                                       const conv_post_t *post, float *Y, void *ws)

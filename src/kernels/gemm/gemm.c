@@ -494,10 +494,11 @@ static int task_grid(const gjob_t *j, int tasks, int64_t mt, int64_t nt, int *tm
         int tn = tasks / tm;
         if (tm > mt || tn > nt || (j->direct && tm > 1))
             continue;
-        const double rows = (double)((mt + tm - 1) / tm * mr), cols = (double)((nt + tn - 1) / tn * nr);
-        const double area = rows * cols + GRID_OPERAND_COST * (rows + cols);
-        if (best < 0 || area < best) {
-            best = area;
+        const double rows = (double)((mt + tm - 1) / tm * mr);
+        const double cols = (double)((nt + tn - 1) / tn * nr);
+        const double cost = rows * cols + GRID_OPERAND_COST * (rows + cols);
+        if (best < 0 || cost < best) {
+            best = cost;
             *tm_out = tm;
             *tn_out = tn;
         }
