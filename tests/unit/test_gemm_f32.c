@@ -421,6 +421,63 @@ static void public_paths(void)
     CHECK(cc[0] == SENTINEL);
 }
 
+/* The residual given as C itself (gemm.h allows it): every path writes C
+ * before its epilogue reads the residual (the first of several K blocks,
+ * the GEMV's store), so the GEMM must read the old C first. Through the
+ * public, pre-packed-B (tiles and the GEMV-like path) and pre-packed-A
+ * entries, one K block and several, 1 and 2 threads, with an activation
+ * before the add and one after. */
+static void residual_in_place(void)
+{
+    const int64_t sizes[][3] = {{3, 70, 600}, {5, 33, 17}, {16, 100, 700},
+                                {40, 31, 1000}, {130, 70, 300}, {1, 300, 2000}};
+    for (int s = 0; s < (int)(sizeof sizes / sizeof sizes[0]); s++)
+        for (int via = 0; via < 3; via++)
+            for (int th = 1; th <= 2; th++) {
+                const int64_t M = sizes[s][0], N = sizes[s][1], K = sizes[s][2];
+                float *A = malloc(sizeof(float) * (size_t)(M * K));
+                float *B = malloc(sizeof(float) * (size_t)(K * N));
+                float *C = malloc(sizeof(float) * (size_t)(M * N));
+                float *bias = malloc(sizeof(float) * (size_t)N);
+                double *want = malloc(sizeof(double) * (size_t)(M * N));
+                check_fill_f32(&rng, A, M * K, -1, 1);
+                check_fill_f32(&rng, B, K * N, -1, 1);
+                check_fill_f32(&rng, C, M * N, -1, 1);
+                check_fill_f32(&rng, bias, N, -1, 1);
+                gemm_epilogue_t e = {GEMM_BIAS_COL, bias, GEMM_ACT_CLIP, -2.0f, 2.0f, 0.5f, C, N,
+                                     GEMM_ACT_RELU, 0, 0};
+                for (int64_t i = 0; i < M; i++)
+                    for (int64_t j = 0; j < N; j++) {
+                        double d = 0;
+                        for (int64_t k = 0; k < K; k++)
+                            d += (double)A[i * K + k] * (double)B[k * N + j];
+                        d = act_d(GEMM_ACT_CLIP, d + bias[j], -2.0, 2.0) * 0.5 + C[i * N + j];
+                        want[i * N + j] = d > 0 ? d : 0;
+                    }
+                kctx_t kc = {th > 1 ? pool2 : NULL, th};
+                void *pk = NULL;
+                if (via == 0) {
+                    gemm_f32_ex(&kc, 0, 0, M, N, K, 1.0f, A, K, B, N, 0.0f, C, N, &e);
+                } else if (via == 1) {
+                    size_t sz = gemm_f32_packed_b_size(K, N);
+                    pk = base_aligned_alloc(sz, 64);
+                    CHECK_OK(gemm_f32_pack_b(0, K, N, B, N, pk, sz));
+                    CHECK_OK(gemm_f32_packed(&kc, 0, M, N, K, 1.0f, A, K, pk, 0.0f, C, N, &e));
+                } else {
+                    size_t sz = gemm_f32_packed_a_size(M, K);
+                    pk = base_aligned_alloc(sz, 64);
+                    CHECK_OK(gemm_f32_prepack_a(0, M, K, A, K, pk, sz));
+                    CHECK_OK(gemm_f32_packed_a(&kc, 0, M, N, K, 1.0f, pk, B, N, 0.0f, C, N, &e));
+                }
+                char what[96];
+                snprintf(what, sizeof what, "residual == C, %lldx%lldx%lld, entry %d, %d threads",
+                         (long long)M, (long long)N, (long long)K, via, th);
+                check_close_f32(C, want, M * N, 1e-5 + 3e-7 * (double)K, 1e-5, what);
+                base_aligned_free(pk);
+                free(A), free(B), free(C), free(bias), free(want);
+            }
+}
+
 /* Strided batch: each item against the plain GEMM checked above. */
 static void batched(void)
 {
@@ -486,6 +543,7 @@ int main(void)
     }
     CHECK(gemm_f32_select()->isa <= level);
     public_paths();
+    residual_in_place();
     batched();
     base_pool_destroy(pool2);
     return check_finish("test_gemm_f32");

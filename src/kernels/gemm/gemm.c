@@ -609,7 +609,67 @@ static int splitk_run(gjob_t *j, const kctx_t *k, int threads)
  * tasks instead of holding the others at the barrier. Otherwise (A
  * pre-packed, the direct path, too few columns, or an A over 32 MB) the
  * grid has one task per thread. */
-static void gemm_launch(gjob_t *j, const kctx_t *k)
+/* The residual may be C itself (gemm.h), but every path writes C before
+ * its epilogue reads the residual (the first of several K blocks with
+ * beta = 0, the GEMV's store): a residual whose bytes overlap C's is
+ * copied aside first, into *copy (release with residual_apart_done), and
+ * the returned epilogue reads the copy. NULL, with base_error set, when
+ * the copy's memory cannot be had; e itself when nothing overlaps. */
+static const gemm_epilogue_t *residual_apart(const gemm_epilogue_t *e, const void *C, int64_t M,
+                                             int64_t N, int64_t ldc, size_t csz,
+                                             gemm_epilogue_t *local, float **copy, int *slot)
+{
+    *copy = NULL;
+    *slot = -1;
+    if (!e || !e->residual || M <= 0 || N <= 0)
+        return e;
+    const char *r0 = (const char *)e->residual;
+    const char *r1 = r0 + (size_t)((M - 1) * e->ldr + N) * sizeof(float);
+    const char *c0 = (const char *)C, *c1 = c0 + (size_t)((M - 1) * ldc + N) * csz;
+    if (r1 <= c0 || c1 <= r0)
+        return e;
+    const size_t bytes = (size_t)(M * N) * sizeof(float);
+    float *t = base_scratch_get(bytes, slot);
+    if (!t) {
+        base_error(CAIRN_ERR_OUT_OF_MEMORY,
+                   "gemm: no memory to copy a residual that overlaps C (%zu bytes)", bytes);
+        return NULL;
+    }
+    for (int64_t i = 0; i < M; i++)
+        memcpy(t + i * N, e->residual + i * e->ldr, (size_t)N * sizeof(float));
+    *local = *e;
+    local->residual = t;
+    local->ldr = N;
+    *copy = t;
+    return local;
+}
+
+static void residual_apart_done(float *copy, int slot)
+{
+    if (copy)
+        base_scratch_put(copy, slot);
+}
+
+static void gemm_launch_run(gjob_t *j, const kctx_t *k);
+
+/* Runs the job; 0, or -1 (base_error set) when an overlapping residual
+ * could not be copied aside (nothing is computed then). */
+static int gemm_launch(gjob_t *j, const kctx_t *k)
+{
+    gemm_epilogue_t local;
+    float *copy;
+    int slot;
+    const gemm_epilogue_t *e =
+        residual_apart(j->epi, j->C, j->M, j->N, j->ldc, (size_t)j->kn.csz, &local, &copy, &slot);
+    if (j->epi && !e)
+        return -1;
+    j->epi = e;
+    gemm_launch_run(j, k);
+    residual_apart_done(copy, slot);
+    return 0;
+}
+
+static void gemm_launch_run(gjob_t *j, const kctx_t *k)
 {
     const int mr = j->kn.mr, nr = j->kn.nr;
     const size_t es = (size_t)j->kn.esz;
@@ -735,7 +795,7 @@ void gemm_kern_run(const gemm_kern_t *kn, const kctx_t *k, int transA, int trans
         return;
     gjob_t j;
     job_init(&j, kn, transA, transB, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, epi);
-    gemm_launch(&j, k);
+    (void)gemm_launch(&j, k); /* an error is left in base_error */
 }
 
 void gemm_f32_run(const gemm_f32_variant_t *v, const kctx_t *k, int transA, int transB,
@@ -753,7 +813,7 @@ void gemm_f32_run(const gemm_f32_variant_t *v, const kctx_t *k, int transA, int 
     /* no packing when it cannot pay: few rows of A (each B element is used
      * by at most 16 FMAs anyway) or a product that fits in L1/L2 */
     j.direct = !j.tb && (M <= 16 || (double)M * (double)N * (double)j.K <= 48.0 * 48.0 * 48.0);
-    gemm_launch(&j, k);
+    (void)gemm_launch(&j, k); /* an error is left in base_error */
 }
 
 void gemm_f32_ex(const kctx_t *k, int transA, int transB, int64_t M, int64_t N, int64_t K,
@@ -917,14 +977,22 @@ cairn_status_t gemm_f32_packed(const kctx_t *k, int transA, int64_t M, int64_t N
     if (M <= 4 && beta == 0.0f && K > 0 && v->gemv_packed) {
         /* a GEMV-like product (a classifier, a decoding step): reading B
          * is the work; A is used in place and no tile computes padding rows */
+        gemm_epilogue_t local;
+        float *copy;
+        int slot;
+        const gemm_epilogue_t *e =
+            residual_apart(epi, C, M, N, ldc, sizeof(float), &local, &copy, &slot);
+        if (epi && !e)
+            return CAIRN_ERR_OUT_OF_MEMORY;
         gvjob_t g = {v, &h, (const float *)((const char *)packed + PACKED_HEADER), M, N, K, alpha,
-                     A, transA ? 1 : lda, transA ? lda : 1, C, ldc, epi, 1};
+                     A, transA ? 1 : lda, transA ? lda : 1, C, ldc, e, 1};
         int threads = k && k->pool && k->threads > 1 ? k->threads : 1;
         const int64_t panels = (N + v->nr - 1) / v->nr;
         if ((double)N * (double)K < (double)(1 << 17))
             threads = 1;
         g.tasks = (int)min64(threads, panels);
         base_pool_parallel_for_1d(g.tasks > 1 ? k->pool : NULL, (size_t)g.tasks, 1, gemv_task, &g);
+        residual_apart_done(copy, slot);
         return CAIRN_OK;
     }
     gjob_t j;
@@ -935,8 +1003,7 @@ cairn_status_t gemm_f32_packed(const kctx_t *k, int transA, int64_t M, int64_t N
     j.bl.kc = h.kc;
     j.packed = (const char *)packed + PACKED_HEADER;
     j.npad = h.npad;
-    gemm_launch(&j, k);
-    return CAIRN_OK;
+    return gemm_launch(&j, k) ? CAIRN_ERR_OUT_OF_MEMORY : CAIRN_OK;
 }
 
 /* ---- pre-packed A ---- */
@@ -989,8 +1056,7 @@ cairn_status_t gemm_f32_packed_a(const kctx_t *k, int transB, int64_t M, int64_t
     j.bl.kc = h.kc;
     j.packed_a = (const char *)packed_a + PACKED_HEADER;
     j.mpad_a = h.npad;
-    gemm_launch(&j, k);
-    return CAIRN_OK;
+    return gemm_launch(&j, k) ? CAIRN_ERR_OUT_OF_MEMORY : CAIRN_OK;
 }
 
 /* ---- indirect B (convolution without im2col) ---- */

@@ -103,8 +103,10 @@ typedef enum gemm_bias_kind {
  * post_act is the activation after the residual add (ResNet's Add -> Relu
  * at the end of each block); act and post_act may both be set. A
  * zero-initialised struct with scale = 1 is the identity (GEMM_ACT_NONE is
- * 0); pass NULL for no epilogue. residual may alias C only when it is C
- * itself with ldr == ldc (each element is read before it is written). */
+ * 0); pass NULL for no epilogue. residual may be C itself (an in-place
+ * residual add) or overlap it: the GEMM then reads C's old values (it
+ * copies an overlapping residual aside first, since its first K block
+ * overwrites C). */
 typedef struct gemm_epilogue {
     gemm_bias_kind_t bias_kind;
     const float *bias;
