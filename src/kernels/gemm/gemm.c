@@ -599,16 +599,6 @@ static int splitk_run(gjob_t *j, const kctx_t *k, int threads)
     return 1;
 }
 
-/* Chooses the task grid and runs. With several threads and an A that is
- * not pre-packed, op(A) is packed once, by all threads together, and the
- * tasks split N only: a task then packs only its own columns of B (or
- * none, B pre-packed), so no operand is packed twice. That leaves room to
- * cut a product large enough into up to 4 tasks per thread, claimed
- * dynamically by the pool's workers: on a shared machine (or one with
- * cores of different speeds) a thread slowed by a neighbour takes fewer
- * tasks instead of holding the others at the barrier. Otherwise (A
- * pre-packed, the direct path, too few columns, or an A over 32 MB) the
- * grid has one task per thread. */
 /* The residual may be C itself (gemm.h), but every path writes C before
  * its epilogue reads the residual (the first of several K blocks with
  * beta = 0, the GEMV's store): a residual whose bytes overlap C's is
@@ -650,25 +640,16 @@ static void residual_apart_done(float *copy, int slot)
         base_scratch_put(copy, slot);
 }
 
-static void gemm_launch_run(gjob_t *j, const kctx_t *k);
-
-/* Runs the job; 0, or -1 (base_error set) when an overlapping residual
- * could not be copied aside (nothing is computed then). */
-static int gemm_launch(gjob_t *j, const kctx_t *k)
-{
-    gemm_epilogue_t local;
-    float *copy;
-    int slot;
-    const gemm_epilogue_t *e =
-        residual_apart(j->epi, j->C, j->M, j->N, j->ldc, (size_t)j->kn.csz, &local, &copy, &slot);
-    if (j->epi && !e)
-        return -1;
-    j->epi = e;
-    gemm_launch_run(j, k);
-    residual_apart_done(copy, slot);
-    return 0;
-}
-
+/* Chooses the task grid and runs. With several threads and an A that is
+ * not pre-packed, op(A) is packed once, by all threads together, and the
+ * tasks split N only: a task then packs only its own columns of B (or
+ * none, B pre-packed), so no operand is packed twice. That leaves room to
+ * cut a product large enough into up to 4 tasks per thread, claimed
+ * dynamically by the pool's workers: on a shared machine (or one with
+ * cores of different speeds) a thread slowed by a neighbour takes fewer
+ * tasks instead of holding the others at the barrier. Otherwise (A
+ * pre-packed, the direct path, too few columns, or an A over 32 MB) the
+ * grid has one task per thread. */
 static void gemm_launch_run(gjob_t *j, const kctx_t *k)
 {
     const int mr = j->kn.mr, nr = j->kn.nr;
@@ -722,6 +703,23 @@ static void gemm_launch_run(gjob_t *j, const kctx_t *k)
     j->tn = tn;
     int tasks = tm * tn;
     base_pool_parallel_for_1d(tasks > 1 ? k->pool : NULL, (size_t)tasks, 1, gemm_task, j);
+}
+
+/* Runs the job; 0, or -1 (base_error set) when an overlapping residual
+ * could not be copied aside (nothing is computed then). */
+static int gemm_launch(gjob_t *j, const kctx_t *k)
+{
+    gemm_epilogue_t local;
+    float *copy;
+    int slot;
+    const gemm_epilogue_t *e =
+        residual_apart(j->epi, j->C, j->M, j->N, j->ldc, (size_t)j->kn.csz, &local, &copy, &slot);
+    if (j->epi && !e)
+        return -1;
+    j->epi = e;
+    gemm_launch_run(j, k);
+    residual_apart_done(copy, slot);
+    return 0;
 }
 
 static void job_init(gjob_t *j, const gemm_kern_t *kn, int transA, int transB, int64_t M,
