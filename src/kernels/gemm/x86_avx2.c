@@ -624,15 +624,14 @@ static void epi_rest(float *C, int64_t ldc, int64_t m, int64_t n, const gemm_til
  * FFN: 1.78 -> 1.69 ms, bias alone 1.56; GPT-2's 128 x 3072 x 768: 6.79 ->
  * 6.60 ms). Interleaving several vectors' polynomials, or vrcpps and a
  * Newton step for the division, measured no faster: GELU's ~16 cycles per
- * 8 values is its throughput here. Not when the residual is C itself (it would be read
- * after the tiles overwrote it). */
+ * 8 values is its throughput here. (The residual is never C here: the
+ * driver copies an overlapping residual aside, gemm.c residual_apart.) */
 void gemm_f32_ukrun_6x16_avx2(int64_t kc, int down, const float *A, const float *B, int64_t step,
                               float *C, int64_t ldc, int64_t m, int64_t n, float alpha,
                               float beta, const gemm_tile_epi_t *e, const char *bnext,
                               size_t slice, size_t bytes)
 {
-    if (e && e->act != GEMM_ACT_NONE && e->act != GEMM_ACT_RELU && e->act != GEMM_ACT_CLIP &&
-        e->res != C) {
+    if (e && e->act != GEMM_ACT_NONE && e->act != GEMM_ACT_RELU && e->act != GEMM_ACT_CLIP) {
         gemm_tile_epi_t bias_only = {e->bias_row, e->bias_col, GEMM_ACT_NONE, 0.0f, 0.0f,
                                      1.0f, NULL, 0, GEMM_ACT_NONE, 0.0f, 0.0f};
         ukrun(kc, down, A, B, step, C, ldc, m, n, alpha, beta, &bias_only, bnext, slice, bytes);
