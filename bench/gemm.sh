@@ -32,6 +32,10 @@ trap 'rm -rf "$tmp"' EXIT
 cpu=$("$cairn" info | sed -n 's/^cpu  *//p')
 isa=$("$cairn" info | sed -n 's/^isa  *\([^ ]*\).*/\1/p')
 start=$(date +%s)
+# CPU 0 <-> 1 cache-line round trip (bench_c2c) before and after the run: the VM's two vCPUs
+# were seen at ~60 ns (sharing an L3) and at ~400 ns minutes apart, and 2-thread figures move with it
+c2c() { "$build/bench/bench_c2c" 0 1 2>/dev/null | sed -n 's/^cache-line round trip[^:]*: \([0-9]*\) ns.*/\1/p'; }
+c2c_before=$(c2c || true)
 
 # peer cell: "GFLOP/s" or a dash when it was skipped
 cell() { jq -r --arg i "$2" '[.results[] | select(.impl == $i) | .gflops] |
@@ -74,10 +78,12 @@ for t in $threads; do
 done
 
 {
+    c2c_after=$(c2c || true)
     echo '<!-- gemm-table:begin -->'
     echo "Measured $(date -u +%Y-%m-%d) by \`bench/gemm.sh\` on **$cpu** (cairn ISA level: $isa)."
     echo "cairn's kernel: $(cat "$tmp/variant")."
     echo "Peers: $(paste -sd';' "$tmp/peers" 2>/dev/null | sed 's/;/; /g')."
+    echo "CPU 0 <-> 1 cache-line round trip (\`build/bench/bench_c2c\`) before / after the run: ${c2c_before:-?} / ${c2c_after:-?} ns."
     echo "Calibrated f32 peak (\`cairn calibrate\`): $(sort -un "$tmp/peaks" | awk '{printf "%s%s GFLOP/s on %s thread%s", (NR>1?", ":""), $2, $1, ($1>1?"s":"")}')."
     echo
     echo "| M×N×K | threads | cairn GFLOP/s | cairn % of peak | OpenBLAS | BLIS | oneDNN | cairn / best peer |"

@@ -37,6 +37,10 @@ trap 'rm -rf "$tmp"' EXIT
 cpu=$("$cairn" info | sed -n 's/^cpu  *//p')
 isa=$("$cairn" info | sed -n 's/^isa  *\([^ ]*\).*/\1/p')
 start=$(date +%s)
+# CPU 0 <-> 1 cache-line round trip (bench_c2c) before and after the run: the VM's two vCPUs
+# were seen at ~60 ns (sharing an L3) and at ~400 ns minutes apart, and 2-thread figures move with it
+c2c() { "$build/bench/bench_c2c" 0 1 2>/dev/null | sed -n 's/^cache-line round trip[^:]*: \([0-9]*\) ns.*/\1/p'; }
+c2c_before=$(c2c || true)
 num() { jq -r --arg i "$2" --arg k "$3" '[.results[] | select(.impl == $i) | .[$k]] |
          if length == 0 or .[0] == null then "–" else (.[0] * 10 | round / 10 | tostring) end' "$1"; }
 
@@ -69,10 +73,12 @@ for m in $models; do
 done
 
 {
+    c2c_after=$(c2c || true)
     echo '<!-- models-table:begin -->'
     echo "Measured $(date -u +%Y-%m-%d) by \`bench/models.sh\` on **$cpu** (cairn ISA level: $isa),"
     echo "against onnxruntime $(cat "$tmp/ortv" 2>/dev/null || echo '?') (CPU provider, intra-op threads = threads, inter-op 1,"
-    echo "sequential, all graph optimisations) in the same run."
+    echo "sequential, all graph optimisations) in the same run. CPU 0 <-> 1 cache-line round trip"
+    echo "(\`build/bench/bench_c2c\`) before / after the run: ${c2c_before:-?} / ${c2c_after:-?} ns."
     echo
     echo "| model (f32) | threads | cairn median / p90 ms | onnxruntime median / p90 ms | cairn / ORT | cairn peak RSS MB | ORT peak RSS MB (before loading) | RSS cairn / ORT | max rel. err | runs |"
     echo "|---|---|---|---|---|---|---|---|---|---|"

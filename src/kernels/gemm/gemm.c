@@ -506,33 +506,6 @@ static int task_grid(const gjob_t *j, int tasks, int64_t mt, int64_t nt, int *tm
     return best >= 0;
 }
 
-/* op(A) packed once for every task (see gemm_launch): K block b, rows
- * [chunk r] of it, as packed A's layout (block pc at pc*mpad, rows ic at
- * ic*kcp). */
-typedef struct apack_job {
-    const gjob_t *j;
-    char *buf;
-    int64_t mpad, nb, rchunk; /* rchunk: rows per task, a multiple of MR */
-} apack_job_t;
-
-static void apack_task(void *ctx, size_t begin, size_t end, int worker)
-{
-    (void)worker;
-    const apack_job_t *a = ctx;
-    const gjob_t *j = a->j;
-    const gemm_kern_t *kn = &j->kn;
-    for (size_t t = begin; t < end; t++) {
-        int64_t b = (int64_t)t % a->nb, r = (int64_t)t / a->nb;
-        int64_t pc = b * j->bl.kc, kc = min64(j->bl.kc, j->K - pc);
-        int64_t kcp = (kc + kn->kg - 1) / kn->kg * kn->kg;
-        int64_t i0 = r * a->rchunk, i1 = min64(i0 + a->rchunk, j->M);
-        if (i0 >= i1)
-            continue;
-        kn->pack_a(kn, j->ta, j->A, j->lda, i0, pc, i1 - i0, kc,
-                   a->buf + (size_t)(pc * a->mpad + i0 * kcp) * (size_t)kn->esz);
-    }
-}
-
 /* Few rows (M <= 16, no epilogue, op(B) = B) on several threads: each
  * thread streams a contiguous K range of B (rows k0..k1, whole rows) into
  * its own M x N partial sum (thread 0 into C with beta, the others into
@@ -640,52 +613,24 @@ static void residual_apart_done(float *copy, int slot)
         base_scratch_put(copy, slot);
 }
 
-/* Chooses the task grid and runs. With several threads and an A that is
- * not pre-packed, op(A) is packed once, by all threads together, and the
- * tasks split N only: a task then packs only its own columns of B (or
- * none, B pre-packed), so no operand is packed twice. That leaves room to
- * cut a product large enough into up to 4 tasks per thread, claimed
- * dynamically by the pool's workers: on a shared machine (or one with
- * cores of different speeds) a thread slowed by a neighbour takes fewer
- * tasks instead of holding the others at the barrier. Otherwise (A
- * pre-packed, the direct path, too few columns, or an A over 32 MB) the
- * grid has one task per thread. */
+/* Chooses the task grid (task_grid: one task per thread, the split that
+ * packs and streams the least) and runs; few-row products may split K
+ * instead (splitk_run). */
 static void gemm_launch_run(gjob_t *j, const kctx_t *k)
 {
     const int mr = j->kn.mr, nr = j->kn.nr;
-    const size_t es = (size_t)j->kn.esz;
     int64_t mt = (j->M + mr - 1) / mr, nt = (j->N + nr - 1) / nr;
     int threads = k && k->pool && k->threads > 1 ? k->threads : 1;
     double macs = (double)j->M * (double)j->N * (double)(j->K > 0 ? j->K : 1);
     if (macs < (double)(1 << 18))
         threads = 1; /* a few microseconds of work: a dispatch would cost as much */
-    int64_t kall = (j->K + j->kn.kg - 1) / j->kn.kg * j->kn.kg;
-    int64_t mpad = mt * mr;
-    size_t abytes = (size_t)(mpad * kall) * es;
-    if (threads > 1 && !j->packed_a && !j->direct && j->A && j->K > 0 &&
-        nt >= 2 * (int64_t)threads && abytes <= (size_t)32e6) {
-        int slot;
-        char *buf = base_scratch_get(abytes, &slot);
-        if (buf) {
-            /* at least ~2^22 multiply-adds (~0.1 ms) and 4 column panels per task */
-            int per = macs >= 4.0 * threads * (double)(1 << 22) ? 4
-                      : macs >= 2.0 * threads * (double)(1 << 22) ? 2 : 1;
-            while (per > 1 && nt < 4 * (int64_t)threads * per)
-                per /= 2;
-            int64_t nb = (j->K + j->bl.kc - 1) / j->bl.kc;
-            int64_t rchunk = (mt + threads - 1) / threads * mr;
-            apack_job_t aj = {j, buf, mpad, nb, rchunk};
-            base_pool_parallel_for_1d(k->pool, (size_t)(nb * threads), 1, apack_task, &aj);
-            gjob_t js = *j;
-            js.packed_a = buf;
-            js.mpad_a = mpad;
-            js.tm = 1;
-            js.tn = threads * per;
-            base_pool_parallel_for_1d(k->pool, (size_t)js.tn, 1, gemm_task, &js);
-            base_scratch_put(buf, slot);
-            return;
-        }
-    }
+    /* Each task packs the operands it uses. Packing op(A) once with all
+     * threads and sharing it (every task then read the half the other
+     * thread packed) measured 3-5 % faster while the two vCPUs shared an
+     * L3 and 6-15 % slower while they did not (bench/bench_c2c: a block
+     * another core just wrote arrives at 12 GB/s there, against ~100 from
+     * one's own cache): 256^3 on 2 threads 0.209 -> 0.182 ms, 512^3 1.48
+     * -> 1.39, 128 x 384 x 1536 0.91 -> 0.85 in the second state. */
     if (threads > 1 && splitk_run(j, k, threads))
         return;
     int tm = 1, tn = 1;
