@@ -280,8 +280,8 @@ static void mb_task(void *ctx, size_t begin, size_t end, int worker)
  * every stage: task t expands the pixels of output rows [o0, o1) (the
  * input rows, for stride 1 the same ones), then runs the depthwise rows
  * [o0, o1) (reading one expanded row either side from the neighbour
- * task) and projects those pixels. Stage st of task t is item st *
- * parts + t of the pool loop that runs one stage at a time. */
+ * task) and projects those pixels. One pool loop per stage, task t its
+ * item t. */
 typedef struct px_job {
     const mb_job_t *j;
     int64_t n, parts;
@@ -360,8 +360,9 @@ static cairn_status_t mb_planes(const kctx_t *k, const mb_job_t *j, int64_t n, f
     for (x.stage = 0; x.stage < 3; x.stage++) {
         base_pool_parallel_for_1d(k->pool, (size_t)x.parts, 1, px_task, &x);
         int st = atomic_load(&x.status);
-        if (st != CAIRN_OK)
-            return (cairn_status_t)st;
+        if (st != CAIRN_OK) /* the GEMM's message is in the worker's buffer */
+            return base_error((cairn_status_t)st, "conv_mb_f32: a GEMM of the block failed (%s)",
+                              cairn_status_string((cairn_status_t)st));
     }
     return CAIRN_OK;
 }
