@@ -433,7 +433,8 @@ typedef struct dw_job {
 } dw_job_t;
 
 /* Items of 8 channels (the last group may hold fewer) and a band of output
- * rows when fn8 is set, else single planes. */
+ * rows when fn8 is set (with all_groups, a band of rows over every group),
+ * else single planes. */
 static void dw_planes(void *ctx, size_t begin, size_t end, int worker)
 {
     (void)worker;
