@@ -441,26 +441,20 @@ static void dw_planes(void *ctx, size_t begin, size_t end, int worker)
     const dw_job_t *j = ctx;
     const conv_params_t *p = j->p;
     const int64_t in_sz = sp_size(p->in), out_sz = sp_size(p->out), taps = sp_size(p->kernel);
-    for (size_t it = begin; j->fn8 && j->all_groups && it < end; it++) {
-        const int64_t band = (int64_t)it % j->bands, n = (int64_t)it / j->bands;
+    for (size_t it = begin; j->fn8 && it < end; it++) {
+        const int64_t band = (int64_t)it % j->bands, rest = (int64_t)it / j->bands;
+        const int64_t n = j->all_groups ? rest : rest / j->groups;
+        const int64_t g0 = j->all_groups ? 0 : rest % j->groups;
+        const int64_t g1 = j->all_groups ? j->groups : g0 + 1;
         const int64_t OH = p->out[1], nb = j->bands;
-        for (int64_t c0 = 0; c0 < p->C; c0 += 8) {
-            const int64_t pl = n * p->C + c0;
+        for (int64_t gi = g0; gi < g1; gi++) {
+            const int64_t c0 = gi * 8, pl = n * p->C + c0;
             const int nc = p->C - c0 < 8 ? (int)(p->C - c0) : 8;
             const float *res =
                 j->post && j->post->residual ? j->post->residual + pl * out_sz : NULL;
             j->fn8(p, j->X + pl * in_sz, j->W + c0 * taps, j->B ? j->B + c0 : NULL, j->post, res,
                    j->Y + pl * out_sz, nc, OH * band / nb, OH * (band + 1) / nb);
         }
-    }
-    for (size_t it = begin; j->fn8 && !j->all_groups && it < end; it++) {
-        const int64_t band = (int64_t)it % j->bands, ng = (int64_t)it / j->bands;
-        const int64_t c0 = ng % j->groups * 8, pl = ng / j->groups * p->C + c0;
-        const int64_t OH = p->out[1], nb = j->bands;
-        const int nc = p->C - c0 < 8 ? (int)(p->C - c0) : 8;
-        const float *res = j->post && j->post->residual ? j->post->residual + pl * out_sz : NULL;
-        j->fn8(p, j->X + pl * in_sz, j->W + c0 * taps, j->B ? j->B + c0 : NULL, j->post, res,
-               j->Y + pl * out_sz, nc, OH * band / nb, OH * (band + 1) / nb);
     }
     for (size_t pl = begin; !j->fn8 && pl < end; pl++) {
         const int64_t c = (int64_t)pl % p->C;

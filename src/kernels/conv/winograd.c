@@ -275,22 +275,38 @@ typedef struct wjob {
     atomic_int err;
 } wjob_t;
 
+/* The input transform of tile row th, 8-channel blocks [b0, b1). */
+static void in_row(const wjob_t *j, int64_t th, int64_t b0, int64_t b1)
+{
+    const wino_geom_t *g = j->g;
+    for (int64_t cb = b0; cb < b1 && cb < g->C8 / 8; cb++) {
+        const int64_t c0 = cb * 8;
+        const int nc = j->p->C - c0 < 8 ? (int)(j->p->C - c0) : 8;
+        conv_wino_in_f32_avx2(g, j->x + c0 * g->plane, nc, th, j->v + c0);
+    }
+}
+
+/* Product xi over the tiles of tile rows [r0, r1): P[xi] = V[xi] U[xi]. */
+static void product(wjob_t *j, int64_t xi, int64_t r0, int64_t r1)
+{
+    const wino_geom_t *g = j->g;
+    cairn_status_t st = gemm_f32_packed(
+        NULL, 0, (r1 - r0) * g->tw, g->M8, g->C8, 1.0f, j->v + xi * g->xs_v + r0 * g->tw * g->ldv,
+        g->ldv, j->u + xi * j->mb, 0.0f, j->m + xi * g->xs_m + r0 * g->tw * g->ldm, g->ldm, NULL);
+    if (st != CAIRN_OK)
+        atomic_store(&j->err, (int)st);
+}
+
 /* items: tile row x channel range (pairs of 8-channel blocks, so no two
  * threads write one cache line of V) */
 static void in_task(void *ctx, size_t begin, size_t end, int worker)
 {
     (void)worker;
     const wjob_t *j = ctx;
-    const wino_geom_t *g = j->g;
-    const int64_t pairs = (g->C8 / 8 + 1) / 2;
+    const int64_t pairs = (j->g->C8 / 8 + 1) / 2;
     for (size_t it = begin; it < end; it++) {
         const int64_t th = (int64_t)it / j->cparts, part = (int64_t)it % j->cparts;
-        const int64_t b0 = pairs * part / j->cparts * 2, b1 = pairs * (part + 1) / j->cparts * 2;
-        for (int64_t cb = b0; cb < b1 && cb < g->C8 / 8; cb++) {
-            const int64_t c0 = cb * 8;
-            const int nc = j->p->C - c0 < 8 ? (int)(j->p->C - c0) : 8;
-            conv_wino_in_f32_avx2(g, j->x + c0 * g->plane, nc, th, j->v + c0);
-        }
+        in_row(j, th, pairs * part / j->cparts * 2, pairs * (part + 1) / j->cparts * 2);
     }
 }
 
@@ -298,14 +314,8 @@ static void gemm_task(void *ctx, size_t begin, size_t end, int worker)
 {
     (void)worker;
     wjob_t *j = ctx;
-    const wino_geom_t *g = j->g;
-    for (size_t xi = begin; xi < end; xi++) {
-        cairn_status_t st =
-            gemm_f32_packed(NULL, 0, g->th * g->tw, g->M8, g->C8, 1.0f, j->v + xi * g->xs_v, g->ldv,
-                            j->u + xi * j->mb, 0.0f, j->m + xi * g->xs_m, g->ldm, NULL);
-        if (st != CAIRN_OK)
-            atomic_store(&j->err, (int)st);
-    }
+    for (size_t xi = begin; xi < end; xi++)
+        product(j, (int64_t)xi, 0, j->g->th);
 }
 
 static void out_task(void *ctx, size_t begin, size_t end, int worker)
@@ -335,19 +345,9 @@ static void band_task(void *ctx, size_t begin, size_t end, int worker)
         if (r0 >= r1)
             continue;
         for (int64_t t = r0; t < r1; t++)
-            for (int64_t cb = 0; cb < g->C8 / 8; cb++) {
-                const int64_t c0 = cb * 8;
-                const int nc = j->p->C - c0 < 8 ? (int)(j->p->C - c0) : 8;
-                conv_wino_in_f32_avx2(g, j->x + c0 * g->plane, nc, t, j->v + c0);
-            }
-        for (int64_t xi = 0; xi < g->nxi; xi++) {
-            cairn_status_t st = gemm_f32_packed(
-                NULL, 0, (r1 - r0) * g->tw, g->M8, g->C8, 1.0f,
-                j->v + xi * g->xs_v + r0 * g->tw * g->ldv, g->ldv, j->u + xi * j->mb, 0.0f,
-                j->m + xi * g->xs_m + r0 * g->tw * g->ldm, g->ldm, NULL);
-            if (st != CAIRN_OK)
-                atomic_store(&j->err, (int)st);
-        }
+            in_row(j, t, 0, g->C8 / 8);
+        for (int64_t xi = 0; xi < g->nxi; xi++)
+            product(j, xi, r0, r1);
         for (int64_t t = r0; t < r1; t++)
             conv_wino_out_f32_avx2(g, j->m, 0, g->M8, j->p->M, t, j->bias, j->post, j->res, j->y);
     }
@@ -404,10 +404,10 @@ cairn_status_t conv_wino_run(const kctx_t *k, const conv_params_t *p, const floa
      * band) smaller than the transformed input and the products (which the
      * phase split passes between threads: each product phase reads every
      * tile row): each thread runs its own band of tile rows through the
-     * three phases. ResNet-50 on 2 threads while the vCPUs did not share
-     * an L3 (bench/bench_c2c): 53.7 -> 52.3 and 55.2 -> 54.3 ms in two
-     * runs; the 14x14 and 7x7 stages keep the phase split (their weights
-     * outweigh the tiles). */
+     * three phases. In ResNet-50 that is the 56x56 stage's 64-channel
+     * 3x3s (the 28x28 and 14x14 stages' weights outweigh their tiles); on
+     * 2 threads while the vCPUs did not share an L3 (bench/bench_c2c) the
+     * model ran 53.7 -> 52.3 and 55.2 -> 54.3 ms in two runs. */
     const int threads = pool ? base_pool_threads(pool) : 1;
     const double ubytes = (double)g.nxi * (double)g.C8 * (double)g.M8;
     const double vmbytes = (double)g.nxi * (double)(g.th * g.tw) * (double)(g.C8 + g.M8);
