@@ -301,6 +301,19 @@ void gemm_f32_ukernel_14x32_avx512(int64_t kc, const float *A, int64_t rs_a, int
                                    const float *B, int64_t ldb, float *C, int64_t ldc, int m,
                                    int n, float alpha, float beta, const gemm_tile_epi_t *e);
 
+void gemm_f32_indb_14x32_avx512(int64_t kc, const float *A, const float *B, const int64_t *off,
+                                float *T, int acc, const gemm_indb_epi_t *ep);
+void gemm_f32_indb_part_avx512(int rows, int64_t kc, const float *A, const float *B,
+                               const int64_t *off, const gemm_indb_epi_t *ep);
+void gemm_f32_tile_store_avx512(const float *T, int m, int n, float *C, int64_t ldc,
+                                const gemm_tile_epi_t *e);
+void gemm_f32_inda_14x32_avx512(int64_t kc, const float *const *px, const int64_t *off,
+                                const float *Bp, float *T, int acc);
+void gemm_f32_inda_part_avx512(int npx, int64_t kc, const float *const *px, const int64_t *off,
+                               const float *Bp, float *T, int acc);
+void gemm_f32_tile_store_t_avx512(const float *T, int npx, int nch, float *C, int64_t ldc,
+                                  const gemm_tile_epi_t *e);
+
 /* ---- bf16 and int8 (lowp.c) ---- */
 
 /* The bf16 / int8 kernel the dispatch picks at or below cap (the CPU's best

@@ -192,13 +192,17 @@ ALWAYS_INLINE void store_tile(__m512 acc[MR][NV], int rows, float *C, int64_t ld
     }
 }
 
-/* Packed panels: A[k*MR + r], B[k*NR + c], all in bounds. */
-static void kernel_packed(int64_t kc, const float *A, const float *B, float *C, int64_t ldc, int m,
-                          int n, float alpha, float beta, const gemm_tile_epi_t *e)
+/* Packed panels: A[k*MR + r], B[k*NR + c], all in bounds. ROWS (a
+ * compile-time count, at most MR) rows of the panel are computed: a last
+ * panel of m < MR rows (M = 128 is 9 panels of 14 and one of 2) costs its
+ * rows rather than a whole tile's. */
+ALWAYS_INLINE void kernel_packed(const int ROWS, int64_t kc, const float *A, const float *B,
+                                 float *C, int64_t ldc, int m, int n, float alpha, float beta,
+                                 const gemm_tile_epi_t *e)
 {
     __m512 acc[MR][NV];
 #pragma GCC unroll 16
-    for (int r = 0; r < MR; r++)
+    for (int r = 0; r < ROWS; r++)
 #pragma GCC unroll 4
         for (int v = 0; v < NV; v++)
             acc[r][v] = _mm512_setzero_ps();
@@ -213,7 +217,7 @@ static void kernel_packed(int64_t kc, const float *A, const float *B, float *C, 
         for (int v = 0; v < NV; v++)
             b[v] = _mm512_load_ps(B + 16 * v);
 #pragma GCC unroll 16
-        for (int r = 0; r < MR; r++) {
+        for (int r = 0; r < ROWS; r++) {
             __m512 a = _mm512_set1_ps(A[r]);
 #pragma GCC unroll 4
             for (int v = 0; v < NV; v++)
@@ -222,7 +226,7 @@ static void kernel_packed(int64_t kc, const float *A, const float *B, float *C, 
         A += MR;
         B += NR;
     }
-    store_tile(acc, MR, C, ldc, m, n, alpha, beta, e);
+    store_tile(acc, ROWS, C, ldc, m, n, alpha, beta, e);
 }
 
 /* Unpacked operands for ROWS rows (a compile-time count so the loops
@@ -266,7 +270,20 @@ void gemm_f32_ukernel_14x32_avx512(int64_t kc, const float *A, int64_t rs_a, int
                                    int n, float alpha, float beta, const gemm_tile_epi_t *e)
 {
     if (rs_a == 0) {
-        kernel_packed(kc, A, B, C, ldc, m, n, alpha, beta, e);
+        if (m >= MR)
+            kernel_packed(MR, kc, A, B, C, ldc, m, n, alpha, beta, e);
+        else if (m <= 2)
+            kernel_packed(2, kc, A, B, C, ldc, m, n, alpha, beta, e);
+        else if (m <= 4)
+            kernel_packed(4, kc, A, B, C, ldc, m, n, alpha, beta, e);
+        else if (m <= 6)
+            kernel_packed(6, kc, A, B, C, ldc, m, n, alpha, beta, e);
+        else if (m <= 8)
+            kernel_packed(8, kc, A, B, C, ldc, m, n, alpha, beta, e);
+        else if (m <= 10)
+            kernel_packed(10, kc, A, B, C, ldc, m, n, alpha, beta, e);
+        else
+            kernel_packed(MR, kc, A, B, C, ldc, m, n, alpha, beta, e);
         return;
     }
     if (m <= 1)
@@ -279,6 +296,206 @@ void gemm_f32_ukernel_14x32_avx512(int64_t kc, const float *A, int64_t rs_a, int
         kernel_direct(8, kc, A, rs_a, cs_a, B, ldb, C, ldc, m, n, alpha, beta, e);
     else
         kernel_direct(MR, kc, A, rs_a, cs_a, B, ldb, C, ldc, m, n, alpha, beta, e);
+}
+
+/* ---- convolution hooks (gemm_f32_variant_t: indb, tile_store, inda,
+ * tile_store_t and their partial-tile forms) on the same 14 x 32 tile ----
+ *
+ * Indirect B: a(r, k) from the packed A panel, row k of B at B + off[k]
+ * (unaligned: a padded input plane at a tap's offset). Indirect A: a(r, k)
+ * = px[r][off[k]] (one pointer per pixel of the tile), B a packed panel. */
+
+/* min(max(v, lo), hi) in gemm_indb_epi_t's coding: 0 none, 1 max(v, lo), 2
+ * both; a NaN v becomes lo (vmaxps returns its second operand) */
+ALWAYS_INLINE __m512 indb_clamp512(__m512 v, int kind, float lo, float hi)
+{
+    if (kind >= 1)
+        v = _mm512_max_ps(v, _mm512_set1_ps(lo));
+    if (kind == 2)
+        v = _mm512_min_ps(v, _mm512_set1_ps(hi));
+    return v;
+}
+
+/* rows [0, ROWS) of acc through ep's epilogue into ep->C (all NR columns) */
+ALWAYS_INLINE void indb_epi_store(const int ROWS, __m512 acc[MR][NV], const gemm_indb_epi_t *ep)
+{
+#pragma GCC unroll 16
+    for (int r = 0; r < ROWS; r++) {
+        float *c = (float *)((char *)ep->C + r * ep->ldc_bytes);
+        const float *res =
+            ep->res ? (const float *)((const char *)ep->res + r * ep->ldr_bytes) : NULL;
+#pragma GCC unroll 4
+        for (int v = 0; v < NV; v++) {
+            __m512 x = acc[r][v];
+            if (ep->acc_c)
+                x = _mm512_add_ps(x, _mm512_loadu_ps(c + 16 * v));
+            if (ep->bias)
+                x = _mm512_add_ps(x, _mm512_set1_ps(ep->bias[r]));
+            if (ep->bcol)
+                x = _mm512_add_ps(x, _mm512_loadu_ps(ep->bcol + 16 * v));
+            x = indb_clamp512(x, ep->act, ep->lo, ep->hi);
+            if (res)
+                x = _mm512_add_ps(x, _mm512_loadu_ps(res + 16 * v));
+            _mm512_storeu_ps(c + 16 * v, indb_clamp512(x, ep->post, ep->plo, ep->phi));
+        }
+    }
+}
+
+/* c (rows [0, ROWS)) = (T if acc, else 0) + the packed A panel times the
+ * rows at B + off[k], k < kc */
+ALWAYS_INLINE void indb_rows(const int ROWS, int64_t kc, const float *A, const float *B,
+                             const int64_t *off, const float *T, int acc, __m512 c[MR][NV])
+{
+#pragma GCC unroll 16
+    for (int r = 0; r < ROWS; r++)
+#pragma GCC unroll 4
+        for (int v = 0; v < NV; v++)
+            c[r][v] = acc ? _mm512_load_ps(T + r * NR + 16 * v) : _mm512_setzero_ps();
+    for (int64_t k = 0; k < kc; k++) {
+        const float *b = B + off[k];
+        __m512 bv[NV];
+#pragma GCC unroll 4
+        for (int v = 0; v < NV; v++)
+            bv[v] = _mm512_loadu_ps(b + 16 * v);
+#pragma GCC unroll 16
+        for (int r = 0; r < ROWS; r++) {
+            __m512 a = _mm512_set1_ps(A[r]);
+#pragma GCC unroll 4
+            for (int v = 0; v < NV; v++)
+                c[r][v] = _mm512_fmadd_ps(a, bv[v], c[r][v]);
+        }
+        A += MR;
+    }
+}
+
+void gemm_f32_indb_14x32_avx512(int64_t kc, const float *A, const float *B, const int64_t *off,
+                                float *T, int acc, const gemm_indb_epi_t *ep)
+{
+    __m512 c[MR][NV];
+    indb_rows(MR, kc, A, B, off, T, acc, c);
+    if (ep) {
+        indb_epi_store(MR, c, ep);
+        return;
+    }
+#pragma GCC unroll 16
+    for (int r = 0; r < MR; r++)
+#pragma GCC unroll 4
+        for (int v = 0; v < NV; v++)
+            _mm512_store_ps(T + r * NR + 16 * v, c[r][v]);
+}
+
+/* the switch over a partial tile's row count (1 to 13) that instantiates
+ * CALL(r) with a compile-time row count */
+#define PART_ROWS(n, CALL)                                                                        \
+    switch (n) {                                                                                  \
+    case 1: CALL(1); break;                                                                       \
+    case 2: CALL(2); break;                                                                       \
+    case 3: CALL(3); break;                                                                       \
+    case 4: CALL(4); break;                                                                       \
+    case 5: CALL(5); break;                                                                       \
+    case 6: CALL(6); break;                                                                       \
+    case 7: CALL(7); break;                                                                       \
+    case 8: CALL(8); break;                                                                       \
+    case 9: CALL(9); break;                                                                       \
+    case 10: CALL(10); break;                                                                     \
+    case 11: CALL(11); break;                                                                     \
+    case 12: CALL(12); break;                                                                     \
+    default: CALL(13); break;                                                                     \
+    }
+
+void gemm_f32_indb_part_avx512(int rows, int64_t kc, const float *A, const float *B,
+                               const int64_t *off, const gemm_indb_epi_t *ep)
+{
+    __m512 c[MR][NV];
+#define INDB_PART(r) (indb_rows(r, kc, A, B, off, NULL, 0, c), indb_epi_store(r, c, ep))
+    PART_ROWS(rows, INDB_PART)
+#undef INDB_PART
+}
+
+void gemm_f32_tile_store_avx512(const float *T, int m, int n, float *C, int64_t ldc,
+                                const gemm_tile_epi_t *e)
+{
+    if (e) {
+        epi_store(T, C, ldc, m, n, 0.0f, e);
+        return;
+    }
+    for (int r = 0; r < m; r++)
+        for (int c0 = 0; c0 < n; c0 += 16)
+            _mm512_mask_storeu_ps(C + r * ldc + c0, lanes(n - c0),
+                                  _mm512_loadu_ps(T + r * NR + c0));
+}
+
+ALWAYS_INLINE void inda_rows(const int ROWS, int64_t kc, const float *const *px,
+                             const int64_t *off, const float *Bp, float *T, int acc)
+{
+    __m512 c[MR][NV];
+    const float *p[MR];
+#pragma GCC unroll 16
+    for (int r = 0; r < ROWS; r++) {
+        p[r] = px[r];
+#pragma GCC unroll 4
+        for (int v = 0; v < NV; v++)
+            c[r][v] = acc ? _mm512_load_ps(T + r * NR + 16 * v) : _mm512_setzero_ps();
+    }
+    for (int64_t k = 0; k < kc; k++) {
+        const int64_t o = off[k];
+        __m512 bv[NV];
+#pragma GCC unroll 4
+        for (int v = 0; v < NV; v++)
+            bv[v] = _mm512_load_ps(Bp + 16 * v);
+#pragma GCC unroll 16
+        for (int r = 0; r < ROWS; r++) {
+            __m512 a = _mm512_set1_ps(p[r][o]);
+#pragma GCC unroll 4
+            for (int v = 0; v < NV; v++)
+                c[r][v] = _mm512_fmadd_ps(a, bv[v], c[r][v]);
+        }
+        Bp += NR;
+    }
+#pragma GCC unroll 16
+    for (int r = 0; r < ROWS; r++)
+#pragma GCC unroll 4
+        for (int v = 0; v < NV; v++)
+            _mm512_store_ps(T + r * NR + 16 * v, c[r][v]);
+}
+
+void gemm_f32_inda_14x32_avx512(int64_t kc, const float *const *px, const int64_t *off,
+                                const float *Bp, float *T, int acc)
+{
+    inda_rows(MR, kc, px, off, Bp, T, acc);
+}
+
+void gemm_f32_inda_part_avx512(int npx, int64_t kc, const float *const *px, const int64_t *off,
+                               const float *Bp, float *T, int acc)
+{
+#define INDA_PART(r) inda_rows(r, kc, px, off, Bp, T, acc)
+    PART_ROWS(npx, INDA_PART)
+#undef INDA_PART
+}
+
+/* T (npx pixel rows of NR channels) into C's channel rows: C[c * ldc + r],
+ * 14 pixels of a channel gathered from T's column c */
+void gemm_f32_tile_store_t_avx512(const float *T, int npx, int nch, float *C, int64_t ldc,
+                                  const gemm_tile_epi_t *e)
+{
+    const __mmask16 mk = lanes(npx);
+    const __m512i idx = _mm512_mullo_epi32(
+        _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15),
+        _mm512_set1_epi32(NR));
+    for (int c = 0; c < nch; c++) {
+        __m512 v = _mm512_mask_i32gather_ps(_mm512_setzero_ps(), mk, idx, T + c, 4);
+        if (e) {
+            if (e->bias_row)
+                v = _mm512_add_ps(v, _mm512_set1_ps(e->bias_row[c]));
+            v = act512(v, e->act, e->lo, e->hi);
+            if (e->scale != 1.0f)
+                v = _mm512_mul_ps(v, _mm512_set1_ps(e->scale));
+            if (e->res)
+                v = _mm512_add_ps(v, _mm512_maskz_loadu_ps(mk, e->res + c * e->ldr));
+            v = act512(v, e->post_act, e->post_lo, e->post_hi);
+        }
+        _mm512_mask_storeu_ps(C + c * ldc, mk, v);
+    }
 }
 
 /* Packing when the panel's lanes are rows of the source, contiguous in k
@@ -606,6 +823,36 @@ void gemm_f32_smallm_avx512(int m, int64_t n, int64_t K, float alpha, const floa
 {
     (void)m, (void)n, (void)K, (void)alpha, (void)A, (void)rs_a, (void)cs_a, (void)B, (void)ldb;
     (void)beta, (void)C, (void)ldc;
+}
+void gemm_f32_indb_14x32_avx512(int64_t kc, const float *A, const float *B, const int64_t *off,
+                                float *T, int acc, const gemm_indb_epi_t *ep)
+{
+    (void)kc, (void)A, (void)B, (void)off, (void)T, (void)acc, (void)ep;
+}
+void gemm_f32_indb_part_avx512(int rows, int64_t kc, const float *A, const float *B,
+                               const int64_t *off, const gemm_indb_epi_t *ep)
+{
+    (void)rows, (void)kc, (void)A, (void)B, (void)off, (void)ep;
+}
+void gemm_f32_tile_store_avx512(const float *T, int m, int n, float *C, int64_t ldc,
+                                const gemm_tile_epi_t *e)
+{
+    (void)T, (void)m, (void)n, (void)C, (void)ldc, (void)e;
+}
+void gemm_f32_inda_14x32_avx512(int64_t kc, const float *const *px, const int64_t *off,
+                                const float *Bp, float *T, int acc)
+{
+    (void)kc, (void)px, (void)off, (void)Bp, (void)T, (void)acc;
+}
+void gemm_f32_inda_part_avx512(int npx, int64_t kc, const float *const *px, const int64_t *off,
+                               const float *Bp, float *T, int acc)
+{
+    (void)npx, (void)kc, (void)px, (void)off, (void)Bp, (void)T, (void)acc;
+}
+void gemm_f32_tile_store_t_avx512(const float *T, int npx, int nch, float *C, int64_t ldc,
+                                  const gemm_tile_epi_t *e)
+{
+    (void)T, (void)npx, (void)nch, (void)C, (void)ldc, (void)e;
 }
 #define LOWP_STUB(name)                                                                           \
     GEMM_LOWP_UK(name)                                                                            \
