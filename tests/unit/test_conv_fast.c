@@ -362,9 +362,7 @@ static const tcase_t cases[] = {
 static conv_dw_plane_fn dw_selected(void)
 {
     const char *n = conv_dw_variant_name();
-    return strcmp(n, "avx512") == 0 ? conv_dw_plane_f32_avx512
-           : strcmp(n, "avx2") == 0 ? conv_dw_plane_f32_avx2
-                                    : conv_dw_plane_f32_ref;
+    return strcmp(n, "avx2") == 0 ? conv_dw_plane_f32_avx2 : conv_dw_plane_f32_ref;
 }
 
 static void test_depthwise_sweep(void)

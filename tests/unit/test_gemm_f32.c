@@ -360,11 +360,13 @@ static void public_paths(void)
         }
     /* pre-packed B with at most 4 rows and beta 0: the GEMV-like path that
      * reads A in place (row groups of 4 and a remainder, ragged last panel,
-     * several K blocks, both threads, every epilogue kind; 1 to 3 rows take
-     * groups of 4 or 2 panels at once, then the rest panel by panel) */
+     * several K blocks, both threads, every epilogue kind; rows take groups
+     * of 4 or 2 panels at once, then the rest panel by panel, or the AVX-512
+     * form a last group of the 1 to 3 panels left) */
     const int64_t gv[][3] = {{1, 1, 1},     {1, 1000, 1280}, {2, 17, 300},  {3, 15, 600},
                              {4, 100, 77},  {5, 40, 33},     {1, 16, 513},  {1, 64, 513},
-                             {2, 100, 300}, {3, 70, 600},    {2, 32, 257}};
+                             {2, 100, 300}, {3, 70, 600},    {2, 32, 257},  {1, 90, 300},
+                             {1, 200, 65},  {1, 50, 40},     {4, 50, 130},  {2, 90, 20}};
     for (int s = 0; s < (int)(sizeof gv / sizeof gv[0]); s++)
         for (int t = 0; t < 4; t++) {
             gemm_epilogue_t e = {t == 3 ? GEMM_BIAS_ROW : GEMM_BIAS_COL, NULL,

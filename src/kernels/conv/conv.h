@@ -150,8 +150,6 @@ typedef void (*conv_dw_plane_fn)(const conv_params_t *p, const float *x, const f
                                   float *y);
 void conv_dw_plane_f32_ref(const conv_params_t *p, const float *x, const float *w, float bias,
                            const conv_post_t *post, const float *res, float *y);
-void conv_dw_plane_f32_avx512(const conv_params_t *p, const float *x, const float *w, float bias,
-                              const conv_post_t *post, const float *res, float *y);
 void conv_dw_plane_f32_avx2(const conv_params_t *p, const float *x, const float *w, float bias,
                             const conv_post_t *post, const float *res, float *y);
 /* Depthwise, nc (1..8) consecutive planes at once (x, w, bias, res, y at the
@@ -166,7 +164,7 @@ int conv_dw_planes8_f32_avx2(const conv_params_t *p, const float *x, const float
                              const float *bias, const conv_post_t *post, const float *res,
                              float *y, int nc, int64_t oh0, int64_t oh1);
 int conv_dw_planes8_f32_avx2_fits(const conv_params_t *p);
-/* Name of the depthwise variant in use ("avx512", "avx2" or "ref"). */
+/* Name of the depthwise variant in use ("avx2" or "ref"). */
 const char *conv_dw_variant_name(void);
 
 /* The pixel-major 1x1 path's store (fast.c): channels [c0, c1) of

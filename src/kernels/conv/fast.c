@@ -1,8 +1,9 @@
 /*
  * Fast f32 Conv: im2col + the f32 GEMM (with bias, activation and residual
  * in its epilogue), the 1x1 shortcut that needs no im2col, and the direct
- * depthwise kernel (portable C here, AVX-512 in x86_avx512.c, AVX2 + FMA in
- * x86_avx2.c) with its dispatch (best first: avx512, avx2, ref). See conv.h for the contract. Accumulation is f32 (the GEMM's,
+ * depthwise kernel (portable C here, AVX2 + FMA in x86_avx2.c, which AVX-512
+ * CPUs run too) with its dispatch (best first: avx2, ref). See conv.h for the
+ * contract. Accumulation is f32 (the GEMM's,
  * and the depthwise kernel's), not double as in the reference.
  */
 #include "kernels/conv/conv.h"
@@ -385,9 +386,13 @@ typedef struct dw_variant {
     int (*fits8)(const conv_params_t *p);
 } dw_variant_t;
 
+/* No AVX-512 row: the AVX-512 plane kernel this table had measured 2-10x
+ * slower than the AVX2 one below on a Xeon with AVX-512 (bench_dw_f32,
+ * MobileNetV2's ten depthwise shapes: 32ch 112x112 347 -> 163 us, 960ch 7x7
+ * 334 -> 36 us) and was removed; a 16-lane port of the AVX2 kernel (row
+ * ring, 8 planes at once) is what would beat it. */
 static const dw_variant_t dw_variants[] = {
 #if defined(__x86_64__)
-    {"avx512", CAIRN_ISA_AVX512, conv_dw_plane_f32_avx512, NULL, NULL},
     {"avx2", CAIRN_ISA_AVX2, conv_dw_plane_f32_avx2, conv_dw_planes8_f32_avx2,
      conv_dw_planes8_f32_avx2_fits},
 #endif

@@ -301,6 +301,9 @@ void gemm_f32_ukernel_14x32_avx512(int64_t kc, const float *A, int64_t rs_a, int
                                    const float *B, int64_t ldb, float *C, int64_t ldc, int m,
                                    int n, float alpha, float beta, const gemm_tile_epi_t *e);
 
+void gemm_f32_gemv_packed_avx512(int m, int64_t K, int64_t kc, int64_t npad, float alpha,
+                                 const float *A, int64_t rs_a, int64_t cs_a, const float *Bp,
+                                 int64_t n0, int64_t n1, float *C, int64_t ldc);
 void gemm_f32_indb_14x32_avx512(int64_t kc, const float *A, const float *B, const int64_t *off,
                                 float *T, int acc, const gemm_indb_epi_t *ep);
 void gemm_f32_indb_part_avx512(int rows, int64_t kc, const float *A, const float *B,

@@ -16,7 +16,8 @@
 const gemm_f32_variant_t gemm_f32_variants[] = {
     {"avx512_14x32", CAIRN_ISA_AVX512, 14, 32, gemm_f32_ukernel_14x32_avx512,
      gemm_f32_smallm_avx512, gemm_f32_pack_a_avx512, gemm_f32_pack_b_avx512, 0,
-     gemm_f32_indb_14x32_avx512, gemm_f32_tile_store_avx512, NULL, gemm_f32_inda_14x32_avx512,
+     gemm_f32_indb_14x32_avx512, gemm_f32_tile_store_avx512, gemm_f32_gemv_packed_avx512,
+     gemm_f32_inda_14x32_avx512,
      gemm_f32_tile_store_t_avx512, NULL, gemm_f32_indb_part_avx512, gemm_f32_inda_part_avx512},
     {"avx2_6x16", CAIRN_ISA_AVX2, 6, 16, gemm_f32_ukernel_6x16_avx2, gemm_f32_smallm_avx2,
      gemm_f32_pack_a_avx2, gemm_f32_pack_b_avx2, 1, gemm_f32_indb_6x16_avx2,

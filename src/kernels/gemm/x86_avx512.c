@@ -160,11 +160,72 @@ ALWAYS_INLINE void prefetch_c(const void *C, int64_t ldc, int m, int esz)
             _mm_prefetch((const char *)C + (r * ldc + 16 * v) * esz, _MM_HINT_T0);
 }
 
+/* activations without a transcendental: applied in the registers */
+ALWAYS_INLINE int act_simple(gemm_act_t act)
+{
+    return act == GEMM_ACT_NONE || act == GEMM_ACT_RELU || act == GEMM_ACT_CLIP;
+}
+
+/* act512 for act_simple's activations, inlined (a NaN v gives 0 or lo, as
+ * act512's vmaxps does) */
+ALWAYS_INLINE __m512 act_simple512(__m512 v, gemm_act_t act, float lo, float hi)
+{
+    if (act == GEMM_ACT_RELU)
+        return _mm512_max_ps(v, _mm512_setzero_ps());
+    if (act == GEMM_ACT_CLIP)
+        return _mm512_min_ps(_mm512_max_ps(v, _mm512_set1_ps(lo)), _mm512_set1_ps(hi));
+    return v;
+}
+
+/* The epilogue of epi_store (same order: beta, biases, act, scale,
+ * residual, post_act) applied to the accumulators themselves when both
+ * activations are act_simple: a short K block (a 1x1 convolution over 16
+ * channels) spent more on the trip through the stack tile than on its FMAs. */
+ALWAYS_INLINE void store_tile_simple(__m512 acc[MR][NV], int rows, float *C, int64_t ldc, int m,
+                                     int n, float alpha, float beta, const gemm_tile_epi_t *e)
+{
+    __mmask16 mk[NV];
+    __m512 bc[NV];
+    for (int v = 0; v < NV; v++) {
+        mk[v] = lanes(n - 16 * v);
+        bc[v] = e->bias_col ? _mm512_maskz_loadu_ps(mk[v], e->bias_col + 16 * v)
+                            : _mm512_setzero_ps();
+    }
+    const __m512 va = _mm512_set1_ps(alpha), vb = _mm512_set1_ps(beta);
+    const __m512 vs = _mm512_set1_ps(e->scale);
+#pragma GCC unroll 16
+    for (int r = 0; r < rows; r++) {
+        if (r < m) {
+            float *cp = C + r * ldc;
+            const float *rp = e->res ? e->res + r * e->ldr : NULL;
+            const __m512 br = e->bias_row ? _mm512_set1_ps(e->bias_row[r]) : _mm512_setzero_ps();
+#pragma GCC unroll 4
+            for (int v = 0; v < NV; v++) {
+                __m512 x = _mm512_mul_ps(va, acc[r][v]);
+                if (beta != 0.0f)
+                    x = _mm512_fmadd_ps(vb, _mm512_maskz_loadu_ps(mk[v], cp + 16 * v), x);
+                x = _mm512_add_ps(_mm512_add_ps(x, br), bc[v]);
+                x = act_simple512(x, e->act, e->lo, e->hi);
+                if (e->scale != 1.0f)
+                    x = _mm512_mul_ps(x, vs);
+                if (rp)
+                    x = _mm512_add_ps(x, _mm512_maskz_loadu_ps(mk[v], rp + 16 * v));
+                x = act_simple512(x, e->post_act, e->post_lo, e->post_hi);
+                _mm512_mask_storeu_ps(cp + 16 * v, mk[v], x);
+            }
+        }
+    }
+}
+
 /* Final store of the accumulators: alpha, beta, epilogue, masks. */
 ALWAYS_INLINE void store_tile(__m512 acc[MR][NV], int rows, float *C, int64_t ldc, int m, int n,
                               float alpha, float beta, const gemm_tile_epi_t *e)
 {
     __m512 va = _mm512_set1_ps(alpha);
+    if (e && act_simple(e->act) && act_simple(e->post_act)) {
+        store_tile_simple(acc, rows, C, ldc, m, n, alpha, beta, e);
+        return;
+    }
     if (e) {
         float t[MR * NR] __attribute__((aligned(64)));
         for (int r = 0; r < rows; r++)
@@ -495,6 +556,95 @@ void gemm_f32_tile_store_t_avx512(const float *T, int npx, int nch, float *C, in
             v = act512(v, e->post_act, e->post_lo, e->post_hi);
         }
         _mm512_mask_storeu_ps(C + c * ldc, mk, v);
+    }
+}
+
+/* ---- GEMV-like products against a packed B (gemm_f32_variant_t.gemv_packed) ----
+ *
+ * ROWS (1 to 4) rows of A, used in place, times PW consecutive NR-column
+ * panels of B at once: PW streams of B in flight and 2 ROWS PW independent
+ * accumulator chains. Columns [n0, n1) of C, n1 - n0 <= PW NR; B is padded
+ * to whole panels, so only the store is masked. */
+ALWAYS_INLINE void gemv_panels(const int ROWS, const int PW, int64_t K, int64_t kc, int64_t npad,
+                               float alpha, const float *A, int64_t rs_a, int64_t cs_a,
+                               const float *Bp, int64_t n0, int64_t n1, float *C, int64_t ldc)
+{
+    __m512 acc[4][4][NV];
+#pragma GCC unroll 4
+    for (int r = 0; r < ROWS; r++)
+#pragma GCC unroll 4
+        for (int q = 0; q < PW; q++)
+#pragma GCC unroll 4
+            for (int v = 0; v < NV; v++)
+                acc[r][q][v] = _mm512_setzero_ps();
+    for (int64_t pc = 0; pc < K; pc += kc) {
+        const int64_t kcb = K - pc < kc ? K - pc : kc;
+        const float *b = Bp + pc * npad + n0 * kcb;
+        const int64_t ps = kcb * NR; /* panel stride */
+        const float *a = A + pc * cs_a;
+        for (int64_t k = 0; k < kcb; k++, b += NR, a += cs_a) {
+            __m512 bv[4][NV];
+#pragma GCC unroll 4
+            for (int q = 0; q < PW; q++)
+#pragma GCC unroll 4
+                for (int v = 0; v < NV; v++)
+                    bv[q][v] = _mm512_load_ps(b + q * ps + 16 * v);
+#pragma GCC unroll 4
+            for (int r = 0; r < ROWS; r++) {
+                const __m512 av = _mm512_set1_ps(a[r * rs_a]);
+#pragma GCC unroll 4
+                for (int q = 0; q < PW; q++)
+#pragma GCC unroll 4
+                    for (int v = 0; v < NV; v++)
+                        acc[r][q][v] = _mm512_fmadd_ps(av, bv[q][v], acc[r][q][v]);
+            }
+        }
+    }
+    const __m512 va = _mm512_set1_ps(alpha);
+#pragma GCC unroll 4
+    for (int r = 0; r < ROWS; r++)
+#pragma GCC unroll 4
+        for (int q = 0; q < PW; q++)
+#pragma GCC unroll 4
+            for (int v = 0; v < NV; v++) {
+                const int64_t c0 = n0 + q * NR + 16 * v;
+                _mm512_mask_storeu_ps(C + r * ldc + c0, lanes((int)(n1 - c0 < 16 ? n1 - c0 : 16)),
+                                      _mm512_mul_ps(va, acc[r][q][v]));
+            }
+}
+
+/* one row: 4 panels at a time (the classifiers, 1 x 1280 x 1000 with B
+ * from memory); 2 to 4 rows: 2 panels; the last group takes the panels
+ * that are left (B is padded only to whole panels) */
+void gemm_f32_gemv_packed_avx512(int m, int64_t K, int64_t kc, int64_t npad, float alpha,
+                                 const float *A, int64_t rs_a, int64_t cs_a, const float *Bp,
+                                 int64_t n0, int64_t n1, float *C, int64_t ldc)
+{
+    for (int r0 = 0; r0 < m; r0 += 4) {
+        const int rows = m - r0 < 4 ? m - r0 : 4;
+        const float *a = A + r0 * rs_a;
+        float *c = C + r0 * ldc;
+        const int width = rows == 1 ? 4 : 2;
+        for (int64_t j = n0; j < n1;) {
+            const int64_t left = (n1 - j + NR - 1) / NR;
+            const int pw = left < width ? (int)left : width;
+            const int64_t e = j + pw * NR < n1 ? j + pw * NR : n1;
+#define GEMV(R, P) gemv_panels(R, P, K, kc, npad, alpha, a, rs_a, cs_a, Bp, j, e, c, ldc)
+            switch (rows * 8 + pw) {
+            case 8 + 4: GEMV(1, 4); break;
+            case 8 + 3: GEMV(1, 3); break;
+            case 8 + 2: GEMV(1, 2); break;
+            case 8 + 1: GEMV(1, 1); break;
+            case 16 + 2: GEMV(2, 2); break;
+            case 16 + 1: GEMV(2, 1); break;
+            case 24 + 2: GEMV(3, 2); break;
+            case 24 + 1: GEMV(3, 1); break;
+            case 32 + 2: GEMV(4, 2); break;
+            default: GEMV(4, 1); break;
+            }
+#undef GEMV
+            j = e;
+        }
     }
 }
 
@@ -853,6 +1003,13 @@ void gemm_f32_tile_store_t_avx512(const float *T, int npx, int nch, float *C, in
                                   const gemm_tile_epi_t *e)
 {
     (void)T, (void)npx, (void)nch, (void)C, (void)ldc, (void)e;
+}
+void gemm_f32_gemv_packed_avx512(int m, int64_t K, int64_t kc, int64_t npad, float alpha,
+                                 const float *A, int64_t rs_a, int64_t cs_a, const float *Bp,
+                                 int64_t n0, int64_t n1, float *C, int64_t ldc)
+{
+    (void)m, (void)K, (void)kc, (void)npad, (void)alpha, (void)A, (void)rs_a, (void)cs_a;
+    (void)Bp, (void)n0, (void)n1, (void)C, (void)ldc;
 }
 #define LOWP_STUB(name)                                                                           \
     GEMM_LOWP_UK(name)                                                                            \
