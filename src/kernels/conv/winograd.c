@@ -116,7 +116,8 @@ int conv_wino_possible(const conv_params_t *p)
  * channel pair) and U up to ~9.4 MB (256 x 256 channels). F(2x2, 3x3) on
  * smaller planes (ResNet-50's 7x7 stage: 4x4 tiles cover 8x8, where 2x2
  * tiles of F(4x4) would compute 64 outputs for 49) with 64 to 512 channels:
- * 16 multiplies per 4 outputs instead of 36, U 16/9 of the weights. */
+ * 16 multiplies per 4 outputs instead of 36, U 16/9 of the weights; only
+ * where the GEMM runs at AVX2 width. */
 static int wino_tile_for(const conv_params_t *p)
 {
     if (!conv_wino_possible(p))
@@ -124,6 +125,13 @@ static int wino_tile_for(const conv_params_t *p)
     const int64_t c8m8 = up8(p->C) * up8(p->M);
     if (p->out[1] >= 8 && p->out[2] >= 8)
         return p->C >= 8 && p->M >= 16 && c8m8 <= 256 * 256 ? 4 : 0;
+    /* F(2x2) saves 2.25x the multiplies but streams 16/9 of the weights
+     * (ResNet-50's 512-channel U: 16.8 MB, from memory in a model) and pays
+     * the AVX2 transforms: with the AVX-512 GEMM the direct path is faster
+     * (ResNet-50's layer4.1 / 4.2 3x3s in the model, 1 thread, Xeon:
+     * 2.80 / 3.05 ms with F(2x2), 2.51 / 2.46 through indirect A) */
+    if (base_isa_select(CAIRN_ISA_AUTO) >= CAIRN_ISA_AVX512)
+        return 0;
     return p->out[1] >= 4 && p->out[2] >= 4 && p->C >= 64 && p->M >= 64 && c8m8 <= 512 * 512 ? 2
                                                                                              : 0;
 }
