@@ -305,6 +305,9 @@ static const tcase_t cases[] = {
     {"indirect-A tall", 2, 1, 32, 64, 1, {40, 13}, {3, 3}, {1, 1}, {2, 1}, {1, 1}, {1, 1}},
     {"indirect-A 3x3 stride 2 dilated", 2, 1, 40, 64, 1, {13, 10}, {3, 3}, {2, 2}, {2, 1}, {2, 0}, {1, 2}},
     {"indirect-A 1x1", 2, 2, 300, 65, 1, {7, 7}, {1, 1}, {1, 1}, {1, 1}, {0, 0}, {0, 0}},
+    /* a 14x14 1x1: pixel-major with the AVX-512 tiles, the packed GEMM
+     * with the AVX2 ones (so no path is asserted) */
+    {"1x1 14x14", 2, 1, 96, 80, 1, {14, 14}, {1, 1}, {1, 1}, {1, 1}, {0, 0}, {0, 0}},
     /* a strided 1x1 onto a 7x7 plane: a compact copy of the pixels read
      * (with pads: zeros), planes 64-byte aligned; a 1x1 whose planes are
      * 16 floats (read in place, no copy) */

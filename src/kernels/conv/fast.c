@@ -165,9 +165,14 @@ static int inda_kind(const conv_params_t *p, ageom_t *g)
      * 6-pixel ones 91 %) 2048 -> 512 runs 1.41 -> 1.13 ms (W as A ->
      * pixel-major), and 160 -> 960 / 96 -> 576 at 7x7 0.206 -> 0.177 /
      * 0.079 -> 0.068 ms (bench/bench_conv_f32, a GEMM + store harness) */
+    /* With the AVX-512 tiles (32 channels wide) the 14x14 stage gains too:
+     * ResNet-50's layer3 1x1s in the model 0.77-0.88 -> 0.64-0.77 ms, its
+     * 1024 -> 512 into layer4 1.57 -> 1.25-1.31, the model 59-62 -> 56-59
+     * ms on 1 thread and 33-34 -> 31-32.4 on 2 (Xeon); 28x28 planes were
+     * no better */
     if (sp_size(p->kernel) == 1)
-        return p->M >= 64 && K >= 64 && K <= 2048 && p->out[2] < 8 &&
-               p->out[1] * p->out[2] >= 8;
+        return p->M >= 64 && K >= 64 && K <= 2048 &&
+               p->out[2] < (gemm_f32_indb_min_n() >= 32 ? 16 : 8) && p->out[1] * p->out[2] >= 8;
     if (p->M < 64 || K < 256 || p->out[2] >= (strided ? 64 : 16) || p->out[1] * p->out[2] < 8)
         return 0;
     return 1;
