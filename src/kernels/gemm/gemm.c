@@ -237,14 +237,14 @@ static void run_packed_range(const gjob_t *j, int64_t m0, int64_t m1, int64_t n0
                     ap = dst;
                 }
                 /* The inner loop sweeps the operand that is not kept in L1.
-                 * A short K block (a 1x1 convolution over few channels) is
-                 * bound by storing C rather than by either operand: then the
-                 * tiles go along C's rows, so that consecutive tiles store to
-                 * the same few pages instead of one page per row of the block. */
-                /* K = 64 (ResNet-50's 64 -> 256 1x1s at 56x56 with a
-                 * residual, through the packed GEMM on AVX-512) is store
-                 * bound too: along C's rows 1.43-1.59 -> 0.78-0.88 ms in
-                 * the model (Xeon, 1 thread) */
+                 * A short K block (under 128 steps: a 1x1 convolution over
+                 * few channels) is bound by storing C rather than by either
+                 * operand: then the tiles go along C's rows, so that
+                 * consecutive tiles store to the same few pages instead of
+                 * one page per row of the block (ResNet-50's 64 -> 256 1x1s
+                 * at 56x56 with a residual, the packed GEMM on AVX-512:
+                 * 1.43-1.59 ms down C's columns, 0.78-0.88 along its rows,
+                 * in the model on a Xeon) */
                 const int b_in_l1 = kn->b_in_l1 && kc >= 128;
                 const int64_t nir = (mc + mr - 1) / mr, njr = (nc + nr - 1) / nr;
                 const int64_t outer = b_in_l1 ? njr : nir, inner = b_in_l1 ? nir : njr;

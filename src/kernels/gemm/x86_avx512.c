@@ -204,7 +204,10 @@ ALWAYS_INLINE void store_tile_simple(__m512 acc[MR][NV], int rows, float *C, int
                 __m512 x = _mm512_mul_ps(va, acc[r][v]);
                 if (beta != 0.0f)
                     x = _mm512_fmadd_ps(vb, _mm512_maskz_loadu_ps(mk[v], cp + 16 * v), x);
-                x = _mm512_add_ps(_mm512_add_ps(x, br), bc[v]);
+                if (e->bias_row)
+                    x = _mm512_add_ps(x, br);
+                if (e->bias_col)
+                    x = _mm512_add_ps(x, bc[v]);
                 x = act_simple512(x, e->act, e->lo, e->hi);
                 if (e->scale != 1.0f)
                     x = _mm512_mul_ps(x, vs);
