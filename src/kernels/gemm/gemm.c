@@ -1339,7 +1339,16 @@ static void inda_task(void *ctx, size_t begin, size_t end, int worker)
                 do {
                     const int64_t kcb = min64(j->h->kc, j->K - pc);
                     const float *bp = j->bp + pc * j->h->npad + jr * kcb;
+                    /* the panel's next K block (weights: from memory in a
+                     * model) into L2 a slice per tile while this one runs */
+                    const int64_t pc2 = pc + kcb, kcb2 = min64(j->h->kc, j->K - pc2);
+                    const char *bn = pc2 < j->K ? (const char *)(j->bp + pc2 * j->h->npad + jr * kcb2)
+                                                : NULL;
+                    const size_t bnb = bn ? (size_t)(kcb2 * nr) * sizeof(float) : 0;
+                    const size_t bsl = (bnb / (size_t)(g1 - g0) + 64) / 64 * 64;
                     for (int64_t q = g0; q < g1; q++) {
+                        for (size_t o = (size_t)(q - g0) * bsl; bn && o < (size_t)(q - g0 + 1) * bsl && o < bnb; o += 64)
+                            __builtin_prefetch(bn + o, 0, 2);
                         const int64_t npx = min64(mr, j->a->P - q * mr);
                         if (npx < mr && v->inda_part) /* the last tile: its pixels alone */
                             v->inda_part((int)npx, kcb, px[q - g0], j->a->off + pc, bp,
