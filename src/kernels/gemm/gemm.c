@@ -1219,8 +1219,8 @@ cairn_status_t gemm_f32_packed_a_indb(const kctx_t *k, int64_t M, int64_t K,
      * a short K take the same layout with a partial last tile per row (which
      * alone goes through the buffer): MobileNetV2's stem with the 32-wide
      * AVX-512 tiles (112 = 3 x 32 + 16, K = 27) 0.30-0.31 -> 0.28-0.29 ms;
-     * ResNet-50's (K = 147) was 4 % slower so, its 12 % of extra columns
-     * outweighing the buffer */
+     * ResNet-50's (K = 147) was 4 % slower that way (its 12 % of extra
+     * columns outweigh the buffer) */
     if (b->in_w > 0 && (b->N - b->out_w) % b->in_w == 0 &&
         (b->out_w % v->nr == 0 || (b->out_w >= 3 * v->nr && K <= 64))) {
         j.tpr = (b->out_w + v->nr - 1) / v->nr;
@@ -1352,12 +1352,13 @@ static void inda_task(void *ctx, size_t begin, size_t end, int worker)
                     /* the panel's next K block (weights: from memory in a
                      * model) into L2 a slice per tile while this one runs */
                     const int64_t pc2 = pc + kcb, kcb2 = min64(j->h->kc, j->K - pc2);
-                    const char *bn = pc2 < j->K ? (const char *)(j->bp + pc2 * j->h->npad + jr * kcb2)
-                                                : NULL;
+                    const char *bn =
+                        pc2 < j->K ? (const char *)(j->bp + pc2 * j->h->npad + jr * kcb2) : NULL;
                     const size_t bnb = bn ? (size_t)(kcb2 * nr) * sizeof(float) : 0;
                     const size_t bsl = (bnb / (size_t)(g1 - g0) + 64) / 64 * 64;
                     for (int64_t q = g0; q < g1; q++) {
-                        for (size_t o = (size_t)(q - g0) * bsl; bn && o < (size_t)(q - g0 + 1) * bsl && o < bnb; o += 64)
+                        const size_t o0 = (size_t)(q - g0) * bsl, o1 = o0 + bsl;
+                        for (size_t o = o0; o < o1 && o < bnb; o += 64)
                             __builtin_prefetch(bn + o, 0, 2);
                         const int64_t npx = min64(mr, j->a->P - q * mr);
                         if (npx < mr && v->inda_part) /* the last tile: its pixels alone */
