@@ -256,6 +256,38 @@ ALWAYS_INLINE void store_tile(__m512 acc[MR][NV], int rows, float *C, int64_t ld
     }
 }
 
+/* The accumulator tile's rows [0, ROWS) (a compile-time count): set to T's
+ * rows (row stride NR) when acc, else to 0; one k step adding a[r] b; and
+ * saved to T. Shared by the packed, indirect-B and indirect-A kernels. */
+ALWAYS_INLINE void tile_init(const int ROWS, __m512 c[MR][NV], const float *T, int acc)
+{
+#pragma GCC unroll 16
+    for (int r = 0; r < ROWS; r++)
+#pragma GCC unroll 4
+        for (int v = 0; v < NV; v++)
+            c[r][v] = acc ? _mm512_load_ps(T + r * NR + 16 * v) : _mm512_setzero_ps();
+}
+
+ALWAYS_INLINE void tile_fma(const int ROWS, __m512 c[MR][NV], const float *a, const __m512 b[NV])
+{
+#pragma GCC unroll 16
+    for (int r = 0; r < ROWS; r++) {
+        const __m512 av = _mm512_set1_ps(a[r]);
+#pragma GCC unroll 4
+        for (int v = 0; v < NV; v++)
+            c[r][v] = _mm512_fmadd_ps(av, b[v], c[r][v]);
+    }
+}
+
+ALWAYS_INLINE void tile_save(const int ROWS, __m512 c[MR][NV], float *T)
+{
+#pragma GCC unroll 16
+    for (int r = 0; r < ROWS; r++)
+#pragma GCC unroll 4
+        for (int v = 0; v < NV; v++)
+            _mm512_store_ps(T + r * NR + 16 * v, c[r][v]);
+}
+
 /* Packed panels: A[k*MR + r], B[k*NR + c], all in bounds. ROWS (a
  * compile-time count, at most MR) rows of the panel are computed: a last
  * panel of m < MR rows (M = 128 is 9 panels of 14 and one of 2) costs its
@@ -265,11 +297,7 @@ ALWAYS_INLINE void kernel_packed(const int ROWS, int64_t kc, const float *A, con
                                  const gemm_tile_epi_t *e)
 {
     __m512 acc[MR][NV];
-#pragma GCC unroll 16
-    for (int r = 0; r < ROWS; r++)
-#pragma GCC unroll 4
-        for (int v = 0; v < NV; v++)
-            acc[r][v] = _mm512_setzero_ps();
+    tile_init(ROWS, acc, NULL, 0);
     /* the C tile is touched once, at the end: ask for its lines a few
      * hundred cycles before (earlier, the streaming B panel evicts them) */
     int64_t kpf = kc > 24 ? kc - 24 : 0;
@@ -280,13 +308,7 @@ ALWAYS_INLINE void kernel_packed(const int ROWS, int64_t kc, const float *A, con
 #pragma GCC unroll 4
         for (int v = 0; v < NV; v++)
             b[v] = _mm512_load_ps(B + 16 * v);
-#pragma GCC unroll 16
-        for (int r = 0; r < ROWS; r++) {
-            __m512 a = _mm512_set1_ps(A[r]);
-#pragma GCC unroll 4
-            for (int v = 0; v < NV; v++)
-                acc[r][v] = _mm512_fmadd_ps(a, b[v], acc[r][v]);
-        }
+        tile_fma(ROWS, acc, A, b);
         A += MR;
         B += NR;
     }
@@ -410,24 +432,14 @@ ALWAYS_INLINE void indb_epi_store(const int ROWS, __m512 acc[MR][NV], const gemm
 ALWAYS_INLINE void indb_rows(const int ROWS, int64_t kc, const float *A, const float *B,
                              const int64_t *off, const float *T, int acc, __m512 c[MR][NV])
 {
-#pragma GCC unroll 16
-    for (int r = 0; r < ROWS; r++)
-#pragma GCC unroll 4
-        for (int v = 0; v < NV; v++)
-            c[r][v] = acc ? _mm512_load_ps(T + r * NR + 16 * v) : _mm512_setzero_ps();
+    tile_init(ROWS, c, T, acc);
     for (int64_t k = 0; k < kc; k++) {
         const float *b = B + off[k];
         __m512 bv[NV];
 #pragma GCC unroll 4
         for (int v = 0; v < NV; v++)
             bv[v] = _mm512_loadu_ps(b + 16 * v);
-#pragma GCC unroll 16
-        for (int r = 0; r < ROWS; r++) {
-            __m512 a = _mm512_set1_ps(A[r]);
-#pragma GCC unroll 4
-            for (int v = 0; v < NV; v++)
-                c[r][v] = _mm512_fmadd_ps(a, bv[v], c[r][v]);
-        }
+        tile_fma(ROWS, c, A, bv);
         A += MR;
     }
 }
@@ -437,15 +449,10 @@ void gemm_f32_indb_14x32_avx512(int64_t kc, const float *A, const float *B, cons
 {
     __m512 c[MR][NV];
     indb_rows(MR, kc, A, B, off, T, acc, c);
-    if (ep) {
+    if (ep)
         indb_epi_store(MR, c, ep);
-        return;
-    }
-#pragma GCC unroll 16
-    for (int r = 0; r < MR; r++)
-#pragma GCC unroll 4
-        for (int v = 0; v < NV; v++)
-            _mm512_store_ps(T + r * NR + 16 * v, c[r][v]);
+    else
+        tile_save(MR, c, T);
 }
 
 /* the switch over a partial tile's row count (1 to 13) that instantiates
@@ -495,12 +502,9 @@ ALWAYS_INLINE void inda_rows(const int ROWS, int64_t kc, const float *const *px,
     __m512 c[MR][NV];
     const float *p[MR];
 #pragma GCC unroll 16
-    for (int r = 0; r < ROWS; r++) {
+    for (int r = 0; r < ROWS; r++)
         p[r] = px[r];
-#pragma GCC unroll 4
-        for (int v = 0; v < NV; v++)
-            c[r][v] = acc ? _mm512_load_ps(T + r * NR + 16 * v) : _mm512_setzero_ps();
-    }
+    tile_init(ROWS, c, T, acc);
     for (int64_t k = 0; k < kc; k++) {
         const int64_t o = off[k];
         __m512 bv[NV];
@@ -516,11 +520,7 @@ ALWAYS_INLINE void inda_rows(const int ROWS, int64_t kc, const float *const *px,
         }
         Bp += NR;
     }
-#pragma GCC unroll 16
-    for (int r = 0; r < ROWS; r++)
-#pragma GCC unroll 4
-        for (int v = 0; v < NV; v++)
-            _mm512_store_ps(T + r * NR + 16 * v, c[r][v]);
+    tile_save(ROWS, c, T);
 }
 
 void gemm_f32_inda_14x32_avx512(int64_t kc, const float *const *px, const int64_t *off,
