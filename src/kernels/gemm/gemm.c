@@ -283,9 +283,14 @@ static void run_packed_range(const gjob_t *j, int64_t m0, int64_t m1, int64_t n0
                     for (int64_t q = 0; q < inner; q++) {
                         const int64_t ir = (b_in_l1 ? q : o) * mr;
                         const int64_t jr = (b_in_l1 ? o : q) * nr;
-                        if (bnext)
-                            for (size_t off = (size_t)q * bslice;
-                                 off < (size_t)(q + 1) * bslice && off < bpanel; off += 64)
+                        /* this tile's slice of the next B micro-panel:
+                         * spread over the tile's k loop where the kernel
+                         * can (see gemm_f32_variant_t.uk_pf), else here */
+                        const size_t s0 = (size_t)q * bslice;
+                        const size_t s1 = s0 + bslice < bpanel ? s0 + bslice : bpanel;
+                        const int spread = bnext && kn->uk_pf && s0 < s1;
+                        if (bnext && !spread)
+                            for (size_t off = s0; off < s1; off += 64)
                                 __builtin_prefetch(bnext + off, 0, 3);
                         const gemm_tile_epi_t *e =
                             last ? tile_epi(j->epi, ic + ir, jc + jr, &te) : NULL;
@@ -297,10 +302,19 @@ static void run_packed_range(const gjob_t *j, int64_t m0, int64_t m1, int64_t n0
                                 prefetch_tile(j, ic + ir2, jc + (b_in_l1 ? o2 : q2) * nr,
                                               mc - ir2, last);
                         }
-                        kn->uk(kn, kc, ap + (size_t)(ir * kcp) * es, bp + (size_t)(jr * kcp) * es,
-                               (char *)j->C + (size_t)((ic + ir) * j->ldc + jc + jr) * cs,
-                               j->ldc, (int)min64(mr, mc - ir), (int)min64(nr, nc - jr),
-                               j->alpha, beta, e);
+                        if (spread)
+                            kn->uk_pf(kn, kc, ap + (size_t)(ir * kcp) * es,
+                                      bp + (size_t)(jr * kcp) * es,
+                                      (char *)j->C + (size_t)((ic + ir) * j->ldc + jc + jr) * cs,
+                                      j->ldc, (int)min64(mr, mc - ir), (int)min64(nr, nc - jr),
+                                      j->alpha, beta, e, bnext + s0,
+                                      (int64_t)((s1 - s0 + 63) / 64));
+                        else
+                            kn->uk(kn, kc, ap + (size_t)(ir * kcp) * es,
+                                   bp + (size_t)(jr * kcp) * es,
+                                   (char *)j->C + (size_t)((ic + ir) * j->ldc + jc + jr) * cs,
+                                   j->ldc, (int)min64(mr, mc - ir), (int)min64(nr, nc - jr),
+                                   j->alpha, beta, e);
                     }
                 }
             }
@@ -721,6 +735,14 @@ static void f32_uk(const gemm_kern_t *kn, int64_t kc, const void *A, const void 
     v->uk(kc, A, 0, v->mr, B, v->nr, C, ldc, m, n, alpha, beta, e);
 }
 
+static void f32_uk_pf(const gemm_kern_t *kn, int64_t kc, const void *A, const void *B, void *C,
+                      int64_t ldc, int m, int n, float alpha, float beta,
+                      const gemm_tile_epi_t *e, const char *pf, int64_t npf)
+{
+    const gemm_f32_variant_t *v = kn->ctx;
+    v->uk_pf(kc, A, B, C, ldc, m, n, alpha, beta, e, pf, npf);
+}
+
 static void f32_fallback(int transA, int transB, int64_t m, int64_t n, int64_t K, float alpha,
                          const void *A, int64_t lda, const void *B, int64_t ldb, float beta,
                          void *C, int64_t ldc)
@@ -731,7 +753,8 @@ static void f32_fallback(int transA, int transB, int64_t m, int64_t n, int64_t K
 void gemm_kern_from_f32(const gemm_f32_variant_t *v, gemm_kern_t *kn)
 {
     *kn = (gemm_kern_t){v->name, v->isa, v->mr, v->nr, 1, 4, 4, 4, v,
-                        f32_pack_a, f32_pack_b, f32_uk, f32_fallback, v->b_in_l1};
+                        f32_pack_a, f32_pack_b, f32_uk, f32_fallback, v->b_in_l1,
+                        v->uk_pf ? f32_uk_pf : NULL};
 }
 
 void gemm_kern_run(const gemm_kern_t *kn, const kctx_t *k, int transA, int transB, int64_t M,

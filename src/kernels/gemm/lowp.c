@@ -231,25 +231,25 @@ static void s8_fallback(int ta, int tb, int64_t m, int64_t n, int64_t K, float a
 
 static const gemm_kern_t bf16_rows[] = {
     {"avx512bf16_14x32", CAIRN_ISA_AVX512_BF16_VNNI, 14, 32, 2, 2, 4, 2, NULL, bf16_pack_a,
-     bf16_pack_b, gemm_bf16_ukernel_14x32_avx512bf16, bf16_fallback, 0},
+     bf16_pack_b, gemm_bf16_ukernel_14x32_avx512bf16, bf16_fallback, 0, NULL},
     /* mr, nr, ctx filled from the f32 variant of the same ISA */
     {"avx512_14x32_cvt", CAIRN_ISA_AVX512, 0, 0, 1, 4, 4, 2, NULL, cvt_pack_a, cvt_pack_b, cvt_uk,
-     bf16_fallback, 0},
+     bf16_fallback, 0, NULL},
     {"avx2_6x16_cvt", CAIRN_ISA_AVX2, 0, 0, 1, 4, 4, 2, NULL, cvt_pack_a, cvt_pack_b, cvt_uk,
-     bf16_fallback, 0},
+     bf16_fallback, 0, NULL},
     {"ref_4x8_cvt", CAIRN_ISA_REF, 0, 0, 1, 4, 4, 2, NULL, cvt_pack_a, cvt_pack_b, cvt_uk,
-     bf16_fallback, 0},
+     bf16_fallback, 0, NULL},
 };
 
 static const gemm_kern_t s8_rows[] = {
     {"avx512vnni_14x32", CAIRN_ISA_AVX512_BF16_VNNI, 14, 32, 4, 1, 4, 1, NULL, s8_vnni_pack_a,
-     s8_vnni_pack_b, gemm_s8_ukernel_14x32_avx512vnni, s8_fallback, 0},
+     s8_vnni_pack_b, gemm_s8_ukernel_14x32_avx512vnni, s8_fallback, 0, NULL},
     {"avx512_s16_14x32", CAIRN_ISA_AVX512, 14, 32, 2, 2, 4, 1, NULL, s16_pack_a, s16_pack_b,
-     gemm_s8_ukernel_14x32_avx512_s16, s8_fallback, 0},
+     gemm_s8_ukernel_14x32_avx512_s16, s8_fallback, 0, NULL},
     {"avx2_s16_6x16", CAIRN_ISA_AVX2, 6, 16, 2, 2, 4, 1, NULL, s16_pack_a, s16_pack_b,
-     gemm_s8_ukernel_6x16_avx2_s16, s8_fallback, 0},
+     gemm_s8_ukernel_6x16_avx2_s16, s8_fallback, 0, NULL},
     {"ref_s16_4x8", CAIRN_ISA_REF, RMR, RNR, 2, 2, 4, 1, NULL, s16_pack_a, s16_pack_b,
-     s8_ukernel_ref, s8_fallback, 0},
+     s8_ukernel_ref, s8_fallback, 0, NULL},
 };
 
 #define NROWS(t) ((int)(sizeof t / sizeof t[0]))

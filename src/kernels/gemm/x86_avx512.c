@@ -294,16 +294,27 @@ ALWAYS_INLINE void tile_save(const int ROWS, __m512 c[MR][NV], float *T)
  * rows rather than a whole tile's. */
 ALWAYS_INLINE void kernel_packed(const int ROWS, int64_t kc, const float *A, const float *B,
                                  float *C, int64_t ldc, int m, int n, float alpha, float beta,
-                                 const gemm_tile_epi_t *e)
+                                 const gemm_tile_epi_t *e, const char *pf, int64_t npf)
 {
     __m512 acc[MR][NV];
     tile_init(ROWS, acc, NULL, 0);
     /* the C tile is touched once, at the end: ask for its lines a few
      * hundred cycles before (earlier, the streaming B panel evicts them) */
     int64_t kpf = kc > 24 ? kc - 24 : 0;
+    /* npf lines at pf into L2, evenly over the k steps: a credit of npf per
+     * step buys a line per kc (npf in all; the uk_pf contract) */
+    int64_t credit = 0;
     for (int64_t k = 0; k < kc; k++) {
         if (k == kpf)
             prefetch_c(C, ldc, m, 4);
+        if (npf > 0) {
+            credit += npf;
+            while (credit >= kc) {
+                _mm_prefetch(pf, _MM_HINT_T1);
+                pf += 64;
+                credit -= kc;
+            }
+        }
         __m512 b[NV];
 #pragma GCC unroll 4
         for (int v = 0; v < NV; v++)
@@ -351,25 +362,44 @@ ALWAYS_INLINE void kernel_direct(const int ROWS, int64_t kc, const float *A, int
     store_tile(acc, ROWS, C, ldc, m, n, alpha, beta, e);
 }
 
+/* Packed panels, the tile's rows picked at compile time (a last panel of m
+ * < MR rows costs its rows); with npf > 0 also the prefetch of uk_pf. */
+ALWAYS_INLINE void kernel_packed_m(int64_t kc, const float *A, const float *B, float *C,
+                                   int64_t ldc, int m, int n, float alpha, float beta,
+                                   const gemm_tile_epi_t *e, const char *pf, int64_t npf)
+{
+    if (m >= MR)
+        kernel_packed(MR, kc, A, B, C, ldc, m, n, alpha, beta, e, pf, npf);
+    else if (m <= 2)
+        kernel_packed(2, kc, A, B, C, ldc, m, n, alpha, beta, e, pf, npf);
+    else if (m <= 4)
+        kernel_packed(4, kc, A, B, C, ldc, m, n, alpha, beta, e, pf, npf);
+    else if (m <= 6)
+        kernel_packed(6, kc, A, B, C, ldc, m, n, alpha, beta, e, pf, npf);
+    else if (m <= 8)
+        kernel_packed(8, kc, A, B, C, ldc, m, n, alpha, beta, e, pf, npf);
+    else if (m <= 10)
+        kernel_packed(10, kc, A, B, C, ldc, m, n, alpha, beta, e, pf, npf);
+    else
+        kernel_packed(MR, kc, A, B, C, ldc, m, n, alpha, beta, e, pf, npf);
+}
+
+void gemm_f32_ukernel_pf_14x32_avx512(int64_t kc, const float *A, const float *B, float *C,
+                                      int64_t ldc, int m, int n, float alpha, float beta,
+                                      const gemm_tile_epi_t *e, const char *pf, int64_t npf)
+{
+    if (npf > 0)
+        kernel_packed_m(kc, A, B, C, ldc, m, n, alpha, beta, e, pf, npf);
+    else
+        kernel_packed_m(kc, A, B, C, ldc, m, n, alpha, beta, e, NULL, 0);
+}
+
 void gemm_f32_ukernel_14x32_avx512(int64_t kc, const float *A, int64_t rs_a, int64_t cs_a,
                                    const float *B, int64_t ldb, float *C, int64_t ldc, int m,
                                    int n, float alpha, float beta, const gemm_tile_epi_t *e)
 {
     if (rs_a == 0) {
-        if (m >= MR)
-            kernel_packed(MR, kc, A, B, C, ldc, m, n, alpha, beta, e);
-        else if (m <= 2)
-            kernel_packed(2, kc, A, B, C, ldc, m, n, alpha, beta, e);
-        else if (m <= 4)
-            kernel_packed(4, kc, A, B, C, ldc, m, n, alpha, beta, e);
-        else if (m <= 6)
-            kernel_packed(6, kc, A, B, C, ldc, m, n, alpha, beta, e);
-        else if (m <= 8)
-            kernel_packed(8, kc, A, B, C, ldc, m, n, alpha, beta, e);
-        else if (m <= 10)
-            kernel_packed(10, kc, A, B, C, ldc, m, n, alpha, beta, e);
-        else
-            kernel_packed(MR, kc, A, B, C, ldc, m, n, alpha, beta, e);
+        kernel_packed_m(kc, A, B, C, ldc, m, n, alpha, beta, e, NULL, 0);
         return;
     }
     if (m <= 1)
@@ -980,6 +1010,13 @@ void gemm_cvt_bf16_to_f32_avx512(const uint16_t *src, float *dst, size_t n)
 
 #else
 /* Not an AVX-512 build: the table never selects this variant. */
+void gemm_f32_ukernel_pf_14x32_avx512(int64_t kc, const float *A, const float *B, float *C,
+                                      int64_t ldc, int m, int n, float alpha, float beta,
+                                      const gemm_tile_epi_t *e, const char *pf, int64_t npf)
+{
+    (void)kc, (void)A, (void)B, (void)C, (void)ldc, (void)m, (void)n, (void)alpha, (void)beta;
+    (void)e, (void)pf, (void)npf;
+}
 void gemm_f32_ukernel_14x32_avx512(int64_t kc, const float *A, int64_t rs_a, int64_t cs_a,
                                    const float *B, int64_t ldb, float *C, int64_t ldc, int m,
                                    int n, float alpha, float beta, const gemm_tile_epi_t *e)
