@@ -159,6 +159,9 @@ typedef struct gemm_f32_variant {
      * thread of a Xeon). */
     void (*uk_pf)(int64_t kc, const float *A, const float *B, float *C, int64_t ldc, int m, int n,
                   float alpha, float beta, const gemm_tile_epi_t *e, const char *pf, int64_t npf);
+    /* inda with the same spread prefetch of npf lines at pf (NULL: none) */
+    void (*inda_pf)(int64_t kc, const float *const *px, const int64_t *off, const float *Bp,
+                    float *T, int acc, const char *pf, int64_t npf);
 } gemm_f32_variant_t;
 
 /* Best first. */
@@ -331,6 +334,9 @@ void gemm_f32_tile_store_avx512(const float *T, int m, int n, float *C, int64_t 
                                 const gemm_tile_epi_t *e);
 void gemm_f32_inda_14x32_avx512(int64_t kc, const float *const *px, const int64_t *off,
                                 const float *Bp, float *T, int acc);
+void gemm_f32_inda_pf_14x32_avx512(int64_t kc, const float *const *px, const int64_t *off,
+                                   const float *Bp, float *T, int acc, const char *pf,
+                                   int64_t npf);
 void gemm_f32_inda_part_avx512(int npx, int64_t kc, const float *const *px, const int64_t *off,
                                const float *Bp, float *T, int acc);
 void gemm_f32_tile_store_t_avx512(const float *T, int npx, int nch, float *C, int64_t ldc,

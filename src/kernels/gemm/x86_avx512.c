@@ -527,7 +527,8 @@ void gemm_f32_tile_store_avx512(const float *T, int m, int n, float *C, int64_t 
 }
 
 ALWAYS_INLINE void inda_rows(const int ROWS, int64_t kc, const float *const *px,
-                             const int64_t *off, const float *Bp, float *T, int acc)
+                             const int64_t *off, const float *Bp, float *T, int acc,
+                             const char *pf, int64_t npf)
 {
     __m512 c[MR][NV];
     const float *p[MR];
@@ -535,8 +536,17 @@ ALWAYS_INLINE void inda_rows(const int ROWS, int64_t kc, const float *const *px,
     for (int r = 0; r < ROWS; r++)
         p[r] = px[r];
     tile_init(ROWS, c, T, acc);
+    int64_t credit = 0; /* npf lines at pf into L2 over the k steps, as kernel_packed */
     for (int64_t k = 0; k < kc; k++) {
         const int64_t o = off[k];
+        if (npf > 0) {
+            credit += npf;
+            while (credit >= kc) {
+                _mm_prefetch(pf, _MM_HINT_T1);
+                pf += 64;
+                credit -= kc;
+            }
+        }
         __m512 bv[NV];
 #pragma GCC unroll 4
         for (int v = 0; v < NV; v++)
@@ -556,13 +566,23 @@ ALWAYS_INLINE void inda_rows(const int ROWS, int64_t kc, const float *const *px,
 void gemm_f32_inda_14x32_avx512(int64_t kc, const float *const *px, const int64_t *off,
                                 const float *Bp, float *T, int acc)
 {
-    inda_rows(MR, kc, px, off, Bp, T, acc);
+    inda_rows(MR, kc, px, off, Bp, T, acc, NULL, 0);
+}
+
+void gemm_f32_inda_pf_14x32_avx512(int64_t kc, const float *const *px, const int64_t *off,
+                                   const float *Bp, float *T, int acc, const char *pf,
+                                   int64_t npf)
+{
+    if (npf > 0)
+        inda_rows(MR, kc, px, off, Bp, T, acc, pf, npf);
+    else
+        inda_rows(MR, kc, px, off, Bp, T, acc, NULL, 0);
 }
 
 void gemm_f32_inda_part_avx512(int npx, int64_t kc, const float *const *px, const int64_t *off,
                                const float *Bp, float *T, int acc)
 {
-#define INDA_PART(r) inda_rows(r, kc, px, off, Bp, T, acc)
+#define INDA_PART(r) inda_rows(r, kc, px, off, Bp, T, acc, NULL, 0)
     PART_ROWS(npx, INDA_PART)
 #undef INDA_PART
 }
@@ -1055,6 +1075,12 @@ void gemm_f32_tile_store_avx512(const float *T, int m, int n, float *C, int64_t 
                                 const gemm_tile_epi_t *e)
 {
     (void)T, (void)m, (void)n, (void)C, (void)ldc, (void)e;
+}
+void gemm_f32_inda_pf_14x32_avx512(int64_t kc, const float *const *px, const int64_t *off,
+                                   const float *Bp, float *T, int acc, const char *pf,
+                                   int64_t npf)
+{
+    (void)kc, (void)px, (void)off, (void)Bp, (void)T, (void)acc, (void)pf, (void)npf;
 }
 void gemm_f32_inda_14x32_avx512(int64_t kc, const float *const *px, const int64_t *off,
                                 const float *Bp, float *T, int acc)
