@@ -121,6 +121,10 @@ KA_INLINE void KA(score_step)(const float *const kr[KA_KB], int64_t ks3, const f
     for (int u = 0; u < KA_KB; u++)
         a0[u] = V_ZERO(), a1[u] = V_ZERO();
     const float *qr = qt;
+    /* this loop and the P.V step's unrolled by 4: 12 MiniLM heads at seq
+     * 512 3.16-3.25 -> 3.08-3.18 ms, seq 128 0.198-0.205 -> 0.194-0.200
+     * (Xeon, 1 thread, alternating) */
+#pragma GCC unroll 4
     for (int64_t t = 0, kt = 0; t < D; t++, kt += ks3, qr += KA_G) {
         V qa = V_LOAD(qr), qb = V_LOAD(qr + VLEN);
         for (int u = 0; u < KA_KB; u++) {
@@ -190,6 +194,7 @@ KA_INLINE void KA(pv_step)(float *ot, const float *st, const float *vr, int64_t 
         a0[u] = V_MUL(al0, V_LOAD(ot + u * KA_G));
         a1[u] = V_MUL(al1, V_LOAD(ot + u * KA_G + VLEN));
     }
+#pragma GCC unroll 4
     for (int64_t j = 0; j < nk; j++, vr += vs2) {
         V pa = V_LOAD(st + j * KA_G), pb = V_LOAD(st + j * KA_G + VLEN);
         for (int u = 0; u < nf; u++) {
