@@ -288,6 +288,22 @@ ALWAYS_INLINE void tile_save(const int ROWS, __m512 c[MR][NV], float *T)
             _mm512_store_ps(T + r * NR + 16 * v, c[r][v]);
 }
 
+/* One k step's share of npf lines at *pf prefetched into L2 over a loop of
+ * kc steps (uk_pf, inda_pf): a credit of npf per step buys a line per kc,
+ * npf lines in all, evenly spaced. npf = 0 (a constant where the kernels
+ * inline it) costs nothing. */
+ALWAYS_INLINE void spread_prefetch(const char **pf, int64_t *credit, int64_t npf, int64_t kc)
+{
+    if (npf <= 0)
+        return;
+    *credit += npf;
+    while (*credit >= kc) {
+        _mm_prefetch(*pf, _MM_HINT_T1);
+        *pf += 64;
+        *credit -= kc;
+    }
+}
+
 /* Packed panels: A[k*MR + r], B[k*NR + c], all in bounds. ROWS (a
  * compile-time count, at most MR) rows of the panel are computed: a last
  * panel of m < MR rows (M = 128 is 9 panels of 14 and one of 2) costs its
@@ -301,20 +317,11 @@ ALWAYS_INLINE void kernel_packed(const int ROWS, int64_t kc, const float *A, con
     /* the C tile is touched once, at the end: ask for its lines a few
      * hundred cycles before (earlier, the streaming B panel evicts them) */
     int64_t kpf = kc > 24 ? kc - 24 : 0;
-    /* npf lines at pf into L2, evenly over the k steps: a credit of npf per
-     * step buys a line per kc (npf in all; the uk_pf contract) */
     int64_t credit = 0;
     for (int64_t k = 0; k < kc; k++) {
         if (k == kpf)
             prefetch_c(C, ldc, m, 4);
-        if (npf > 0) {
-            credit += npf;
-            while (credit >= kc) {
-                _mm_prefetch(pf, _MM_HINT_T1);
-                pf += 64;
-                credit -= kc;
-            }
-        }
+        spread_prefetch(&pf, &credit, npf, kc);
         __m512 b[NV];
 #pragma GCC unroll 4
         for (int v = 0; v < NV; v++)
@@ -536,17 +543,10 @@ ALWAYS_INLINE void inda_rows(const int ROWS, int64_t kc, const float *const *px,
     for (int r = 0; r < ROWS; r++)
         p[r] = px[r];
     tile_init(ROWS, c, T, acc);
-    int64_t credit = 0; /* npf lines at pf into L2 over the k steps, as kernel_packed */
+    int64_t credit = 0;
     for (int64_t k = 0; k < kc; k++) {
         const int64_t o = off[k];
-        if (npf > 0) {
-            credit += npf;
-            while (credit >= kc) {
-                _mm_prefetch(pf, _MM_HINT_T1);
-                pf += 64;
-                credit -= kc;
-            }
-        }
+        spread_prefetch(&pf, &credit, npf, kc);
         __m512 bv[NV];
 #pragma GCC unroll 4
         for (int v = 0; v < NV; v++)
