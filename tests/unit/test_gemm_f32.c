@@ -243,6 +243,20 @@ static void sweep_variant(const gemm_f32_variant_t *v)
     run_case(&big2);
     gcase_t big3 = {v, VIA_VARIANT, 2, 0, 0, 3, bl.nc + 29, 2 * kc + 1, 0.25f, 0, 0, NULL, 0};
     run_case(&big3);
+    /* a C larger than L2 (the AVX-512 tile then takes K blocks twice as
+     * long, gemm_f32_run): several of them, a ragged last one, 1 and 2
+     * threads, beta and a residual through the last block's epilogue */
+    if (v->nr >= 32) {
+        const int64_t l2 = base_cpu()->l2 ? (int64_t)base_cpu()->l2 : 1 << 20;
+        const int64_t bm = 2 * mr + 3, bn = l2 / (4 * bm) + 3 * nr + 5;
+        const gemm_epilogue_t res = {GEMM_BIAS_COL, NULL, GEMM_ACT_RELU, 0, 0, 1, NULL, 0,
+                                     GEMM_ACT_NONE, 0, 0};
+        for (int th = 1; th <= 2; th++) {
+            gcase_t bigc = {v, VIA_VARIANT, th, 0, th - 1, bm, bn, 4 * kc + 11, 1, 0.5f, 1,
+                            th == 2 ? &res : NULL, th == 2};
+            run_case(&bigc);
+        }
+    }
     /* one thread over several NC blocks: A packed once and reused */
     for (int ta = 0; ta < 2; ta++) {
         gcase_t big4 = {v, VIA_VARIANT, 1, ta, 0, 40, bl.nc + 29, 2 * kc + 1, 1, 0.5f, 1, NULL, 0};

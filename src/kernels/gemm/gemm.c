@@ -63,15 +63,12 @@ void gemm_f32_blocking(const gemm_f32_variant_t *v, gemm_blocking_t *b)
         gemm_blocking_for(v->mr, v->nr, (int)sizeof(float), b);
 }
 
-void gemm_blocking_b_in_l1(int mr, int nr, int esz, gemm_blocking_t *b)
+/* MC and NC for the B-in-L1 order around a given KC */
+static void blocking_b_in_l1_kc(int mr, int nr, int esz, int64_t kc, gemm_blocking_t *b)
 {
     const base_cpu_t *cpu = base_cpu();
-    size_t l1 = cpu->l1d ? cpu->l1d : 32 * 1024;
     size_t l2 = cpu->l2 ? cpu->l2 : 1024 * 1024;
     size_t l3 = cpu->l3 ? cpu->l3 : 8 * 1024 * 1024;
-    int64_t kc = (int64_t)(l1 / 2 / ((size_t)nr * (size_t)esz));
-    kc = kc / 16 * 16;
-    kc = kc < 64 ? 64 : kc > 1024 ? 1024 : kc;
     int64_t mc = (int64_t)(l2 * 2 / 7 / ((size_t)kc * (size_t)esz));
     mc = mc / mr * mr;
     if (mc < mr)
@@ -84,6 +81,16 @@ void gemm_blocking_b_in_l1(int mr, int nr, int esz, gemm_blocking_t *b)
     b->kc = kc;
     b->mc = mc;
     b->nc = nc;
+}
+
+void gemm_blocking_b_in_l1(int mr, int nr, int esz, gemm_blocking_t *b)
+{
+    const base_cpu_t *cpu = base_cpu();
+    size_t l1 = cpu->l1d ? cpu->l1d : 32 * 1024;
+    int64_t kc = (int64_t)(l1 / 2 / ((size_t)nr * (size_t)esz));
+    kc = kc / 16 * 16;
+    kc = kc < 64 ? 64 : kc > 1024 ? 1024 : kc;
+    blocking_b_in_l1_kc(mr, nr, esz, kc, b);
 }
 
 void gemm_blocking_for(int mr, int nr, int esz, gemm_blocking_t *b)
@@ -780,6 +787,24 @@ void gemm_f32_run(const gemm_f32_variant_t *v, const kctx_t *k, int transA, int 
     gemm_kern_from_f32(v, &kn);
     job_init(&j, &kn, transA, transB, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, epi);
     j.v = v;
+    /* Both operands packed here and a C larger than L2: every K block reads
+     * and writes all of C from L3 or memory, so K blocks twice as long (the
+     * B micro-panel then streams from L2 rather than staying in L1, which
+     * the A panels' reuse of it covers). Xeon, KC 192 -> 384 alternating:
+     * 2048^3 1 thread 183-189 -> 186-199 GFLOP/s, 2 threads 358-372 ->
+     * 390-398; 1024^3 183-191 -> 196-197 and 357-374 -> 349-387; with C
+     * within L2 (128 x 1536 x 384, 512 x 768 x 3072) the longer blocks ran
+     * level or up to 10 % slower, so those keep KC. Only for the
+     * 32-wide AVX-512 tile: the AVX2 6x16 one (whose KC is 384 already on
+     * that Xeon's 48 KB L1) ran level to 2 % slower with it. Pre-packed
+     * operands keep the KC they were packed with. */
+    if (kn.b_in_l1 && kn.nr >= 32 && base_cpu()->l2 > 0 &&
+        (double)M * (double)N * sizeof(float) > (double)base_cpu()->l2) {
+        gemm_blocking_t nominal;
+        gemm_blocking_b_in_l1(kn.mr, kn.nr, (int)sizeof(float), &nominal);
+        blocking_b_in_l1_kc(kn.mr, kn.nr, (int)sizeof(float), 2 * nominal.kc, &j.bl);
+        j.bl.kc = gemm_kc_for(&j.bl, K, kn.kg);
+    }
     /* no packing when it cannot pay: few rows of A (each B element is used
      * by at most 16 FMAs anyway) or a product that fits in L1/L2 */
     j.direct = !j.tb && (M <= 16 || (double)M * (double)N * (double)j.K <= 48.0 * 48.0 * 48.0);
