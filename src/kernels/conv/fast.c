@@ -85,9 +85,12 @@ static int direct_kind(const conv_params_t *p)
          * and 2048 -> 512; bench/bench_conv_f32). With the 32-wide AVX-512
          * tiles packing wins from 64 output channels on (ResNet-50's 56x56
          * 1x1s in the model, 1 thread, Xeon: 0.78-1.25 -> 0.74-0.91 ms;
-         * MobileNetV2's 16-32 channel ones stay direct, 0.12 against 0.18) */
+         * MobileNetV2's 16-32 channel ones stay direct, 0.12 against 0.18),
+         * except 64 channels from at most 128 (ResNet-50's 64 -> 64 at 56x56:
+         * 0.181 -> 0.148 ms alone, 0.222 -> 0.193 in the model; 256 -> 64
+         * measured 0.69 packed against 0.71 direct) */
         return sp_size(p->in) >= nmin && K <= 384 && p->M <= 400 && (K < 256 || p->M < 128) &&
-                       (nmin < 32 || p->M < 64)
+                       (nmin < 32 || p->M < 64 || (p->M == 64 && K <= 128))
                    ? 1
                    : 0;
     if (p->in[0] != 1 || p->out[0] != 1 || p->kernel[0] != 1 || p->stride[1] > 4 ||
