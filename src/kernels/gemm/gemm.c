@@ -232,22 +232,22 @@ static void run_packed_range(const gjob_t *j, int64_t m0, int64_t m1, int64_t n0
             }
             float beta = pc == 0 ? j->beta : 1.0f;
             int last = pc + kc >= j->K;
-            /* B packed here: the next K block's rows of op(B) = B, when the
-             * block spans whole rows (one contiguous run) and takes at most
-             * a quarter of L2 (beside this block's packed copy, A and C),
-             * go into L2 while this block computes, a slice per tile
-             * through uk_pf, so that packing them reads L2 rather than L3
-             * (Xeon, 1 thread: 128 x 384 x 1536 179-188 -> 191-192
-             * GFLOP/s; 128 x 1536 x 384, a 1.2 MB block, ran 2 % slower
-             * with it). On 2 threads split by columns the rows are not one
-             * run: not done there. */
+            /* B packed here: the next K block's rows of op(B) = B go into
+             * L2 while this block computes, a slice per tile through uk_pf,
+             * so that packing them reads L2 rather than L3. The whole rows
+             * (one contiguous run), when this task's columns are at least
+             * half of them and they take at most a quarter of L2 (beside
+             * this block's packed copy, A and C). Xeon, 128 x 384 x 1536:
+             * 1 thread 179-188 -> 191-192 GFLOP/s, 2 threads (split by
+             * columns, each prefetching all the rows) 342-345 -> 354-365;
+             * 128 x 1536 x 384, a 1.2 MB block, ran 2 % slower with it. */
             const char *rnext = NULL;
             size_t rslice = 0, rbytes = 0, rtile = 0;
-            if (!j->packed && kn->uk_pf && kn->b_in_l1 && !j->tb && !last && jc == 0 &&
-                nc == j->ldb) {
+            if (!j->packed && kn->uk_pf && kn->b_in_l1 && !j->tb && !last && jc == n0 &&
+                nc == n1 - n0 && 2 * nc >= j->ldb) {
                 const int64_t kc2 = min64(j->bl.kc, j->K - pc - kc);
                 const size_t l2 = base_cpu()->l2 ? base_cpu()->l2 : 1024 * 1024;
-                rbytes = (size_t)(kc2 * nc) * (size_t)kn->srcsz;
+                rbytes = (size_t)(kc2 * j->ldb) * (size_t)kn->srcsz;
                 if (rbytes <= l2 / 4) {
                     rnext = (const char *)j->B + (size_t)((pc + kc) * j->ldb) * (size_t)kn->srcsz;
                     const int64_t tiles = (m1 - m0 + mr - 1) / mr * ((nc + nr - 1) / nr);
