@@ -334,7 +334,7 @@ static const tcase_t cases[] = {
     {"direct 3x3 rows of 16", 2, 2, 5, 13, 1, {6, 16}, {3, 3}, {1, 1}, {1, 1}, {1, 1}, {1, 1}},
     /* a stem-like short-K layer whose output rows (103 wide) are not a
      * multiple of the tile width: tiles by rows, the last of each partial */
-    {"direct stem rows", 2, 1, 3, 20, 1, {8, 205}, {3, 3}, {2, 2}, {1, 1}, {1, 1}, {1, 1}},
+    {"direct stem rows, partial last tile", 2, 1, 3, 20, 1, {8, 205}, {3, 3}, {2, 2}, {1, 1}, {1, 1}, {1, 1}},
     /* a last channel panel of 3, 4 and 5 rows (of 6) with whole-tile runs:
      * those rows alone, stored from the registers */
     {"direct 1x1 last panel 3", 2, 1, 20, 9, 1, {8, 16}, {1, 1}, {1, 1}, {1, 1}, {0, 0}, {0, 0}},

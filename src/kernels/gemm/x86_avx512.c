@@ -395,10 +395,7 @@ void gemm_f32_ukernel_pf_14x32_avx512(int64_t kc, const float *A, const float *B
                                       int64_t ldc, int m, int n, float alpha, float beta,
                                       const gemm_tile_epi_t *e, const char *pf, int64_t npf)
 {
-    if (npf > 0)
-        kernel_packed_m(kc, A, B, C, ldc, m, n, alpha, beta, e, pf, npf);
-    else
-        kernel_packed_m(kc, A, B, C, ldc, m, n, alpha, beta, e, NULL, 0);
+    kernel_packed_m(kc, A, B, C, ldc, m, n, alpha, beta, e, pf, npf);
 }
 
 void gemm_f32_ukernel_14x32_avx512(int64_t kc, const float *A, int64_t rs_a, int64_t cs_a,
@@ -573,10 +570,7 @@ void gemm_f32_inda_pf_14x32_avx512(int64_t kc, const float *const *px, const int
                                    const float *Bp, float *T, int acc, const char *pf,
                                    int64_t npf)
 {
-    if (npf > 0)
-        inda_rows(MR, kc, px, off, Bp, T, acc, pf, npf);
-    else
-        inda_rows(MR, kc, px, off, Bp, T, acc, NULL, 0);
+    inda_rows(MR, kc, px, off, Bp, T, acc, pf, npf);
 }
 
 void gemm_f32_inda_part_avx512(int npx, int64_t kc, const float *const *px, const int64_t *off,
