@@ -398,6 +398,16 @@ static void public_paths(void)
                      t == 1 ? 0.5f : 0.0f, 1, t >= 2 ? &e : NULL, t == 3};
         run_case(&c);
     }
+    /* pre-packed A of one M block over a wide B packed per call: column
+     * blocks capped by L2 (gemm_task), the next block's rows of B
+     * prefetched one row's run per tile; ragged edges, 1 and 2 threads */
+    for (int t = 0; t < 2; t++) {
+        gemm_epilogue_t e = {GEMM_BIAS_ROW, NULL, GEMM_ACT_RELU, 0, 0, 1.0f, NULL, 0,
+                             GEMM_ACT_NONE, 0, 0};
+        gcase_t c = {NULL, VIA_PACKED_A, 1 + t, 0, 0, 64 + 3 * t, 3000 + 7 * t, 405, 1.0f, 0.0f,
+                     1, t ? &e : NULL, t};
+        run_case(&c);
+    }
     /* a packed A used for another shape, or a packed B given as packed A, is refused */
     {
         size_t sa = gemm_f32_packed_a_size(6, 4), sb = gemm_f32_packed_b_size(4, 6);

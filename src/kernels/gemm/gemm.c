@@ -243,6 +243,11 @@ static void run_packed_range(const gjob_t *j, int64_t m0, int64_t m1, int64_t n0
              * 128 x 1536 x 384, a 1.2 MB block, ran 2 % slower with it. */
             const char *rnext = NULL;
             size_t rslice = 0, rbytes = 0, rtile = 0;
+            /* or, with several column blocks (cut by the NC cap of
+             * gemm_task), the rows of op(B) of the block packed next, in
+             * runs of one row's columns: the tiles take equal shares of
+             * the runs' lines (ResNet-50's 256 -> 128 1x1 at 56x56). */
+            int64_t rlines = 0, rrun = 0, rskip = 0, rshare = 0;
             if (!j->packed && kn->uk_pf && kn->b_in_l1 && !j->tb && !last && jc == n0 &&
                 nc == n1 - n0 && 2 * nc >= j->ldb) {
                 const int64_t kc2 = min64(j->bl.kc, j->K - pc - kc);
@@ -253,6 +258,20 @@ static void run_packed_range(const gjob_t *j, int64_t m0, int64_t m1, int64_t n0
                     const int64_t tiles = (m1 - m0 + mr - 1) / mr * ((nc + nr - 1) / nr);
                     rslice = (rbytes / (size_t)tiles + 64) / 64 * 64;
                 }
+            } else if (!j->packed && kn->uk_pf && kn->b_in_l1 && kc >= 128 && !j->tb &&
+                       nc < n1 - n0 && (!last || jc + nc < n1)) {
+                /* the block packed next: (jc, pc + kc), or (jc + nc, 0) */
+                const int64_t p2 = last ? 0 : pc + kc, j2 = last ? jc + nc : jc;
+                const int64_t kc2 = min64(j->bl.kc, j->K - p2), nc2 = min64(nc, n1 - j2);
+                const int64_t tiles = (m1 - m0 + mr - 1) / mr * ((nc + nr - 1) / nr);
+                const char *r0 = (const char *)j->B + (size_t)(p2 * j->ldb + j2) * (size_t)kn->srcsz;
+                /* a row's run from its first line past its last (a line
+                 * more: the rows after the first start elsewhere in theirs) */
+                rnext = (const char *)((uintptr_t)r0 & ~(uintptr_t)63);
+                rrun = ((int64_t)(r0 - rnext) + nc2 * kn->srcsz + 127) / 64;
+                rskip = j->ldb * kn->srcsz - rrun * 64;
+                rlines = kc2 * rrun;
+                rshare = (rlines + tiles - 1) / tiles;
             }
             for (int64_t ic = m0; ic < m1; ic += j->bl.mc) {
                 int64_t mc = min64(j->bl.mc, m1 - ic);
@@ -318,12 +337,23 @@ static void run_packed_range(const gjob_t *j, int64_t m0, int64_t m1, int64_t n0
                         size_t s0 = (size_t)q * bslice;
                         size_t s1 = s0 + bslice < bpanel ? s0 + bslice : bpanel;
                         const char *pfb = bnext;
-                        if (rnext) { /* instead the raw rows, B being packed here */
+                        gemm_pf_t pf = {NULL, 0, 0, 0, 0};
+                        if (rlines) { /* this tile's share of the runs */
+                            const int64_t v0 = (int64_t)rtile++ * rshare;
+                            const int64_t v1 = min64(v0 + rshare, rlines);
+                            if (v0 < v1)
+                                pf = (gemm_pf_t){rnext + (size_t)((v0 / rrun) * j->ldb *
+                                                                  kn->srcsz + (v0 % rrun) * 64),
+                                                 v1 - v0, rrun - v0 % rrun, rrun, rskip};
+                            pfb = NULL;
+                        } else if (rnext) { /* instead the raw rows, B being packed here */
                             s0 = rtile++ * rslice;
                             s1 = s0 + rslice < rbytes ? s0 + rslice : rbytes;
                             pfb = rnext;
                         }
-                        const int spread = pfb && kn->uk_pf && s0 < s1;
+                        if (pfb && s0 < s1)
+                            pf = (gemm_pf_t){pfb + s0, (int64_t)((s1 - s0 + 63) / 64), 0, 0, 0};
+                        const int spread = pf.n > 0 && kn->uk_pf;
                         if (bnext && !rnext && !spread)
                             for (size_t off = s0; off < s1; off += 64)
                                 __builtin_prefetch(bnext + off, 0, 3);
@@ -342,8 +372,7 @@ static void run_packed_range(const gjob_t *j, int64_t m0, int64_t m1, int64_t n0
                                       bp + (size_t)(jr * kcp) * es,
                                       (char *)j->C + (size_t)((ic + ir) * j->ldc + jc + jr) * cs,
                                       j->ldc, (int)min64(mr, mc - ir), (int)min64(nr, nc - jr),
-                                      j->alpha, beta, e, pfb + s0,
-                                      (int64_t)((s1 - s0 + 63) / 64));
+                                      j->alpha, beta, e, &pf);
                         else
                             kn->uk(kn, kc, ap + (size_t)(ir * kcp) * es,
                                    bp + (size_t)(jr * kcp) * es,
@@ -484,7 +513,25 @@ static void gemm_task(void *ctx, size_t begin, size_t end, int worker)
         /* this range's blocks: even MC and NC (see balanced_block) */
         gjob_t jr = *j;
         jr.bl.mc = balanced_block(m1 - m0, j->bl.mc, mr);
-        jr.bl.nc = balanced_block(n1 - n0, j->bl.nc, nr);
+        /* With one M block (a few rows of A: a convolution's output
+         * channels), A's reuse does not need long column blocks, and B
+         * packed per call goes through L2 in blocks of at most an eighth
+         * of it: the pack's reads and the kernel's then stay in L2 and each
+         * K block's C block is still there for the next. ResNet-50's 1x1s
+         * over 56x56 planes, 1 thread, Xeon, medians of 5 alternating:
+         * 256 -> 64 0.765 -> 0.661 ms, 256 -> 128 1.229 -> 1.103 (all 3136
+         * columns in one block: the packed 1.6 MB block and the rows of X
+         * it was read from overflowed L2); at 28x28 level. Only for K
+         * blocks of the B-in-L1 order: a short K (64 -> 256) is bound by
+         * storing C, and ran level to 8 % slower with short blocks. */
+        int64_t ncap = j->bl.nc;
+        const int64_t kcb = min64(j->bl.kc, j->K > 0 ? j->K : 1);
+        if (!j->packed && m1 - m0 <= j->bl.mc && kn->b_in_l1 && kcb >= 128 &&
+            base_cpu()->l2 > 0) {
+            const int64_t cap = (int64_t)(base_cpu()->l2 / 8 / ((size_t)kcb * es)) / nr * nr;
+            ncap = cap < nr ? nr : cap < ncap ? cap : ncap;
+        }
+        jr.bl.nc = balanced_block(n1 - n0, ncap, nr);
         int64_t mc = min64(jr.bl.mc, mpad);
         int64_t nc = j->packed ? 0 : min64(jr.bl.nc, (n1 - n0 + nr - 1) / nr * nr);
         /* several jc passes: pack A once for all of them if it is not huge */
@@ -772,10 +819,10 @@ static void f32_uk(const gemm_kern_t *kn, int64_t kc, const void *A, const void 
 
 static void f32_uk_pf(const gemm_kern_t *kn, int64_t kc, const void *A, const void *B, void *C,
                       int64_t ldc, int m, int n, float alpha, float beta,
-                      const gemm_tile_epi_t *e, const char *pf, int64_t npf)
+                      const gemm_tile_epi_t *e, const gemm_pf_t *pf)
 {
     const gemm_f32_variant_t *v = kn->ctx;
-    v->uk_pf(kc, A, B, C, ldc, m, n, alpha, beta, e, pf, npf);
+    v->uk_pf(kc, A, B, C, ldc, m, n, alpha, beta, e, pf);
 }
 
 static void f32_fallback(int transA, int transB, int64_t m, int64_t n, int64_t K, float alpha,

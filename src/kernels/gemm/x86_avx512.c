@@ -290,9 +290,11 @@ ALWAYS_INLINE void tile_save(const int ROWS, __m512 c[MR][NV], float *T)
 
 /* One k step's share of npf lines at *pf prefetched into L2 over a loop of
  * kc steps (uk_pf, inda_pf): a credit of npf per step buys a line per kc,
- * npf lines in all, evenly spaced. npf = 0 (a constant where the kernels
+ * npf lines in all, evenly spaced, in runs of *left lines then `run` lines
+ * `skip` bytes apart (gemm_pf_t). npf = 0 (a constant where the kernels
  * inline it) costs nothing. */
-ALWAYS_INLINE void spread_prefetch(const char **pf, int64_t *credit, int64_t npf, int64_t kc)
+ALWAYS_INLINE void spread_prefetch(const char **pf, int64_t *credit, int64_t npf, int64_t kc,
+                                   int64_t *left, int64_t run, int64_t skip)
 {
     if (npf <= 0)
         return;
@@ -300,6 +302,10 @@ ALWAYS_INLINE void spread_prefetch(const char **pf, int64_t *credit, int64_t npf
     while (*credit >= kc) {
         _mm_prefetch(*pf, _MM_HINT_T1);
         *pf += 64;
+        if (--*left == 0) {
+            *pf += skip;
+            *left = run;
+        }
         *credit -= kc;
     }
 }
@@ -310,10 +316,14 @@ ALWAYS_INLINE void spread_prefetch(const char **pf, int64_t *credit, int64_t npf
  * rows rather than a whole tile's. */
 ALWAYS_INLINE void kernel_packed(const int ROWS, int64_t kc, const float *A, const float *B,
                                  float *C, int64_t ldc, int m, int n, float alpha, float beta,
-                                 const gemm_tile_epi_t *e, const char *pf, int64_t npf)
+                                 const gemm_tile_epi_t *e, const gemm_pf_t *pfs)
 {
     __m512 acc[MR][NV];
     tile_init(ROWS, acc, NULL, 0);
+    const char *pf = pfs ? pfs->p : NULL;
+    const int64_t npf = pfs ? pfs->n : 0, run = pfs && pfs->run > 0 ? pfs->run : INT64_MAX;
+    const int64_t skip = pfs ? pfs->skip : 0;
+    int64_t left = pfs && pfs->run > 0 ? pfs->left : INT64_MAX;
     /* the C tile is touched once, at the end: ask for its lines a few
      * hundred cycles before (earlier, the streaming B panel evicts them) */
     int64_t kpf = kc > 24 ? kc - 24 : 0;
@@ -321,7 +331,7 @@ ALWAYS_INLINE void kernel_packed(const int ROWS, int64_t kc, const float *A, con
     for (int64_t k = 0; k < kc; k++) {
         if (k == kpf)
             prefetch_c(C, ldc, m, 4);
-        spread_prefetch(&pf, &credit, npf, kc);
+        spread_prefetch(&pf, &credit, npf, kc, &left, run, skip);
         __m512 b[NV];
 #pragma GCC unroll 4
         for (int v = 0; v < NV; v++)
@@ -373,29 +383,29 @@ ALWAYS_INLINE void kernel_direct(const int ROWS, int64_t kc, const float *A, int
  * < MR rows costs its rows); with npf > 0 also the prefetch of uk_pf. */
 ALWAYS_INLINE void kernel_packed_m(int64_t kc, const float *A, const float *B, float *C,
                                    int64_t ldc, int m, int n, float alpha, float beta,
-                                   const gemm_tile_epi_t *e, const char *pf, int64_t npf)
+                                   const gemm_tile_epi_t *e, const gemm_pf_t *pf)
 {
     if (m >= MR)
-        kernel_packed(MR, kc, A, B, C, ldc, m, n, alpha, beta, e, pf, npf);
+        kernel_packed(MR, kc, A, B, C, ldc, m, n, alpha, beta, e, pf);
     else if (m <= 2)
-        kernel_packed(2, kc, A, B, C, ldc, m, n, alpha, beta, e, pf, npf);
+        kernel_packed(2, kc, A, B, C, ldc, m, n, alpha, beta, e, pf);
     else if (m <= 4)
-        kernel_packed(4, kc, A, B, C, ldc, m, n, alpha, beta, e, pf, npf);
+        kernel_packed(4, kc, A, B, C, ldc, m, n, alpha, beta, e, pf);
     else if (m <= 6)
-        kernel_packed(6, kc, A, B, C, ldc, m, n, alpha, beta, e, pf, npf);
+        kernel_packed(6, kc, A, B, C, ldc, m, n, alpha, beta, e, pf);
     else if (m <= 8)
-        kernel_packed(8, kc, A, B, C, ldc, m, n, alpha, beta, e, pf, npf);
+        kernel_packed(8, kc, A, B, C, ldc, m, n, alpha, beta, e, pf);
     else if (m <= 10)
-        kernel_packed(10, kc, A, B, C, ldc, m, n, alpha, beta, e, pf, npf);
+        kernel_packed(10, kc, A, B, C, ldc, m, n, alpha, beta, e, pf);
     else
-        kernel_packed(MR, kc, A, B, C, ldc, m, n, alpha, beta, e, pf, npf);
+        kernel_packed(MR, kc, A, B, C, ldc, m, n, alpha, beta, e, pf);
 }
 
 void gemm_f32_ukernel_pf_14x32_avx512(int64_t kc, const float *A, const float *B, float *C,
                                       int64_t ldc, int m, int n, float alpha, float beta,
-                                      const gemm_tile_epi_t *e, const char *pf, int64_t npf)
+                                      const gemm_tile_epi_t *e, const gemm_pf_t *pf)
 {
-    kernel_packed_m(kc, A, B, C, ldc, m, n, alpha, beta, e, pf, npf);
+    kernel_packed_m(kc, A, B, C, ldc, m, n, alpha, beta, e, pf);
 }
 
 void gemm_f32_ukernel_14x32_avx512(int64_t kc, const float *A, int64_t rs_a, int64_t cs_a,
@@ -403,7 +413,7 @@ void gemm_f32_ukernel_14x32_avx512(int64_t kc, const float *A, int64_t rs_a, int
                                    int n, float alpha, float beta, const gemm_tile_epi_t *e)
 {
     if (rs_a == 0) {
-        kernel_packed_m(kc, A, B, C, ldc, m, n, alpha, beta, e, NULL, 0);
+        kernel_packed_m(kc, A, B, C, ldc, m, n, alpha, beta, e, NULL);
         return;
     }
     if (m <= 1)
@@ -540,10 +550,10 @@ ALWAYS_INLINE void inda_rows(const int ROWS, int64_t kc, const float *const *px,
     for (int r = 0; r < ROWS; r++)
         p[r] = px[r];
     tile_init(ROWS, c, T, acc);
-    int64_t credit = 0;
+    int64_t credit = 0, left = INT64_MAX;
     for (int64_t k = 0; k < kc; k++) {
         const int64_t o = off[k];
-        spread_prefetch(&pf, &credit, npf, kc);
+        spread_prefetch(&pf, &credit, npf, kc, &left, INT64_MAX, 0);
         __m512 bv[NV];
 #pragma GCC unroll 4
         for (int v = 0; v < NV; v++)
@@ -1026,10 +1036,10 @@ void gemm_cvt_bf16_to_f32_avx512(const uint16_t *src, float *dst, size_t n)
 /* Not an AVX-512 build: the table never selects this variant. */
 void gemm_f32_ukernel_pf_14x32_avx512(int64_t kc, const float *A, const float *B, float *C,
                                       int64_t ldc, int m, int n, float alpha, float beta,
-                                      const gemm_tile_epi_t *e, const char *pf, int64_t npf)
+                                      const gemm_tile_epi_t *e, const gemm_pf_t *pf)
 {
     (void)kc, (void)A, (void)B, (void)C, (void)ldc, (void)m, (void)n, (void)alpha, (void)beta;
-    (void)e, (void)pf, (void)npf;
+    (void)e, (void)pf;
 }
 void gemm_f32_ukernel_14x32_avx512(int64_t kc, const float *A, int64_t rs_a, int64_t cs_a,
                                    const float *B, int64_t ldb, float *C, int64_t ldc, int m,
