@@ -521,14 +521,19 @@ static void gemm_task(void *ctx, size_t begin, size_t end, int worker)
          * over 56x56 planes, 1 thread, Xeon, medians of 5 alternating:
          * 256 -> 64 0.765 -> 0.661 ms, 256 -> 128 1.229 -> 1.103 (all 3136
          * columns in one block: the packed 1.6 MB block and the rows of X
-         * it was read from overflowed L2); at 28x28 level. Only for K
-         * blocks of the B-in-L1 order: a short K (64 -> 256) is bound by
-         * storing C, and ran level to 8 % slower with short blocks. */
+         * it was read from overflowed L2); at 28x28 level; the GEMM 128 x
+         * 1536 x 384 180 -> 193 GFLOP/s. Not when the task's whole K block
+         * of rows takes at most half of L2 (up to a quarter the next one
+         * is prefetched whole, run_packed_range: 128 x 384 x 1536 ran 5 %
+         * slower cut, 512 x 768 x 3072 2 %) nor for short K blocks, outside
+         * the B-in-L1 order (64 -> 256 is bound by storing C; level to 8 %
+         * slower cut). */
         int64_t ncap = j->bl.nc;
         const int64_t kcb = min64(j->bl.kc, j->K > 0 ? j->K : 1);
-        if (!j->packed && m1 - m0 <= j->bl.mc && kn->b_in_l1 && kcb >= 128 &&
-            base_cpu()->l2 > 0) {
-            const int64_t cap = (int64_t)(base_cpu()->l2 / 8 / ((size_t)kcb * es)) / nr * nr;
+        const size_t l2 = base_cpu()->l2;
+        if (!j->packed && m1 - m0 <= j->bl.mc && kn->b_in_l1 && kcb >= 128 && l2 > 0 &&
+            (size_t)(kcb * (n1 - n0)) * es > l2 / 2) {
+            const int64_t cap = (int64_t)(l2 / 8 / ((size_t)kcb * es)) / nr * nr;
             ncap = cap < nr ? nr : cap < ncap ? cap : ncap;
         }
         jr.bl.nc = balanced_block(n1 - n0, ncap, nr);
