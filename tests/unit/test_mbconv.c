@@ -162,14 +162,19 @@ static void run_case(const mcase_t *t, const kctx_t *k, const char *label)
     base_aligned_free(w1p), base_aligned_free(w2p);
 }
 
-/* The depthwise row this process dispatches to (AVX2 where the CPU and
- * CAIRN_ISA allow) against the portable one over random rows. */
+/* Each depthwise row form the CPU runs (AVX-512, AVX2, as CAIRN_ISA
+ * allows) against the portable one over random rows: channel counts with
+ * and without a partial last vector of 8 or 16. */
 static void test_rows(void)
 {
+    const cairn_isa_t caps[] = {CAIRN_ISA_AVX512, CAIRN_ISA_AVX2};
+    for (size_t ci = 0; ci < sizeof caps / sizeof caps[0]; ci++) {
     const char *name = NULL;
-    const conv_dwc_row_fn row = conv_dwc_row_select(&name);
+    const conv_dwc_row_fn row = conv_dwc_row_for(caps[ci], &name);
+    if (ci > 0 && row == conv_dwc_row_for(caps[ci - 1], NULL))
+        continue; /* the CPU (or CAIRN_ISA) stops below caps[ci - 1] */
     const int64_t Ws[] = {1, 2, 3, 4, 5, 7, 8, 9, 14, 17};
-    const int64_t lds[] = {3, 8, 13, 24};
+    const int64_t lds[] = {3, 8, 13, 24, 32, 45};
     for (int K = 1; K <= 5; K += 2)
         for (int s = 1; s <= 3; s++)
             for (size_t wi = 0; wi < sizeof Ws / sizeof Ws[0]; wi++)
@@ -209,6 +214,7 @@ static void test_rows(void)
                               name, K, s, (long long)W, (long long)ld, worst);
                     free(rows_mem), free(wt), free(bias), free(o1), free(o2);
                 }
+    }
 }
 
 static void test_errors(void)

@@ -77,7 +77,7 @@ cairn_status_t conv_mb_f32(const kctx_t *k, const conv_mb_params_t *p, const flo
  * outside the input point to zeros), channels [c0, c1), taps wt[(kh K +
  * kw) ld + c], bias[c] (or NULL), clamp [lo, hi], output row out (OW
  * pixels, ld floats apart), pad K / 2 on both sides of the row. Exposed
- * for the tests (the AVX2 form against the portable one). */
+ * for the tests (the AVX2 and AVX-512 forms against the portable one). */
 typedef void (*conv_dwc_row_fn)(const float *const *rows, int64_t W, int64_t ld, int64_t c0,
                                 int64_t c1, int K, int s, const float *wt, const float *bias,
                                 float lo, float hi, float *out, int64_t OW);
@@ -87,7 +87,13 @@ void conv_dwc_row_f32_ref(const float *const *rows, int64_t W, int64_t ld, int64
 void conv_dwc_row_f32_avx2(const float *const *rows, int64_t W, int64_t ld, int64_t c0,
                            int64_t c1, int K, int s, const float *wt, const float *bias, float lo,
                            float hi, float *out, int64_t OW);
+void conv_dwc_row_f32_avx512(const float *const *rows, int64_t W, int64_t ld, int64_t c0,
+                             int64_t c1, int K, int s, const float *wt, const float *bias,
+                             float lo, float hi, float *out, int64_t OW);
 /* The form this process uses (CAIRN_ISA caps it), and its name. */
 conv_dwc_row_fn conv_dwc_row_select(const char **name);
+/* The best form at most `cap` (and what the CPU runs), and its name: for
+ * the tests, which check each one. */
+conv_dwc_row_fn conv_dwc_row_for(cairn_isa_t cap, const char **name);
 
 #endif
