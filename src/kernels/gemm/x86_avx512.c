@@ -572,6 +572,70 @@ ALWAYS_INLINE void indb_epi_store(const int ROWS, __m512 acc[MR][NV], const gemm
     }
 }
 
+/* indb_epi_store on a full tile for one epilogue fixed at compile time
+ * (ACC: C added first; BIAS per row; ACT and POST in indb_clamp512's
+ * coding; RES a residual), as store_tile_fixed for the same reason: the
+ * general form re-tested ep's fields for each vector around its stores.
+ * ResNet-50's 7x7 stem (bias, ReLU) and MobileNetV2's (bias, clip) through
+ * the direct path. */
+ALWAYS_INLINE void indb_epi_fixed(__m512 acc[MR][NV], const gemm_indb_epi_t *ep, const int ACC,
+                                  const int BIAS, const int ACT, const int RES, const int POST)
+{
+    char *C = (char *)ep->C;
+    const char *res = (const char *)ep->res;
+    const int64_t ldc = ep->ldc_bytes, ldr = ep->ldr_bytes;
+    const float *bias = ep->bias;
+    const __m512 lo = _mm512_set1_ps(ep->lo), hi = _mm512_set1_ps(ep->hi);
+    const __m512 plo = _mm512_set1_ps(ep->plo), phi = _mm512_set1_ps(ep->phi);
+#pragma GCC unroll 16
+    for (int r = 0; r < MR; r++) {
+        float *c = (float *)(C + r * ldc);
+        const float *rr = RES ? (const float *)(res + r * ldr) : NULL;
+        const __m512 br = BIAS ? _mm512_set1_ps(bias[r]) : _mm512_setzero_ps();
+#pragma GCC unroll 4
+        for (int v = 0; v < NV; v++) {
+            __m512 x = acc[r][v];
+            if (ACC)
+                x = _mm512_add_ps(x, _mm512_loadu_ps(c + 16 * v));
+            if (BIAS)
+                x = _mm512_add_ps(x, br);
+            if (ACT >= 1)
+                x = _mm512_max_ps(x, lo);
+            if (ACT == 2)
+                x = _mm512_min_ps(x, hi);
+            if (RES)
+                x = _mm512_add_ps(x, _mm512_loadu_ps(rr + 16 * v));
+            if (POST >= 1)
+                x = _mm512_max_ps(x, plo);
+            if (POST == 2)
+                x = _mm512_min_ps(x, phi);
+            _mm512_storeu_ps(c + 16 * v, x);
+        }
+    }
+}
+
+#define INDB_KEY(a, b, t, r, p) (((((a) * 2 + (b)) * 3 + (t)) * 2 + (r)) * 3 + (p))
+#define INDB_CASE(a, b, t, r, p)                                                                 \
+    case INDB_KEY(a, b, t, r, p):                                                                \
+        indb_epi_fixed(acc, ep, a, b, t, r, p);                                                  \
+        return 1;
+
+/* A full tile's common epilogues through indb_epi_fixed (1); 0: another
+ * (acc_c is the AVX2 kernel's: this driver accumulates K passes in T) */
+ALWAYS_INLINE int indb_epi_common(__m512 acc[MR][NV], const gemm_indb_epi_t *ep)
+{
+    if (ep->bcol || ep->act < 0 || ep->act > 2 || ep->post < 0 || ep->post > 2)
+        return 0;
+    switch (INDB_KEY(ep->acc_c != 0, ep->bias != NULL, ep->act, ep->res != NULL, ep->post)) {
+        INDB_CASE(0, 1, 0, 0, 0)
+        INDB_CASE(0, 1, 1, 0, 0)
+        INDB_CASE(0, 1, 2, 0, 0)
+        INDB_CASE(0, 1, 0, 1, 1)
+    default:
+        return 0;
+    }
+}
+
 /* c (rows [0, ROWS)) = (T if acc, else 0) + the packed A panel times the
  * rows at B + off[k], k < kc */
 ALWAYS_INLINE void indb_rows(const int ROWS, int64_t kc, const float *A, const float *B,
@@ -594,6 +658,8 @@ void gemm_f32_indb_14x32_avx512(int64_t kc, const float *A, const float *B, cons
 {
     __m512 c[MR][NV];
     indb_rows(MR, kc, A, B, off, T, acc, c);
+    if (ep && indb_epi_common(c, ep))
+        return;
     if (ep)
         indb_epi_store(MR, c, ep);
     else
