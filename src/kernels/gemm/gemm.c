@@ -244,10 +244,15 @@ static void run_packed_range(const gjob_t *j, int64_t m0, int64_t m1, int64_t n0
             const char *rnext = NULL;
             size_t rslice = 0, rbytes = 0, rtile = 0;
             /* or, with several column blocks (cut by the NC cap of
-             * gemm_task), the rows of op(B) of the block packed next, in
-             * runs of one row's columns: the tiles take equal shares of
-             * the runs' lines (ResNet-50's 256 -> 128 1x1 at 56x56). */
-            int64_t rlines = 0, rrun = 0, rskip = 0, rshare = 0;
+             * gemm_task), the rows of op(B) of the block packed next, one
+             * row's run at a time: tile t fetches piece t % per of row t /
+             * per, `per` pieces to a row, rows past the tile count going
+             * without (ResNet-50's 256 -> 128 1x1 at 56x56; a kernel that
+             * walked each tile's equal share across rows measured level on
+             * the convolutions and cost 2048^3 1.5 %, its loop carrying
+             * three more registers) */
+            int64_t rrows = 0, rper = 0;
+            size_t rrun = 0;
             if (!j->packed && kn->uk_pf && kn->b_in_l1 && !j->tb && !last && jc == n0 &&
                 nc == n1 - n0 && 2 * nc >= j->ldb) {
                 const int64_t kc2 = min64(j->bl.kc, j->K - pc - kc);
@@ -264,14 +269,18 @@ static void run_packed_range(const gjob_t *j, int64_t m0, int64_t m1, int64_t n0
                 const int64_t p2 = last ? 0 : pc + kc, j2 = last ? jc + nc : jc;
                 const int64_t kc2 = min64(j->bl.kc, j->K - p2), nc2 = min64(nc, n1 - j2);
                 const int64_t tiles = (m1 - m0 + mr - 1) / mr * ((nc + nr - 1) / nr);
-                const char *r0 = (const char *)j->B + (size_t)(p2 * j->ldb + j2) * (size_t)kn->srcsz;
-                /* a row's run from its first line past its last (a line
-                 * more: the rows after the first start elsewhere in theirs) */
-                rnext = (const char *)((uintptr_t)r0 & ~(uintptr_t)63);
-                rrun = ((int64_t)(r0 - rnext) + nc2 * kn->srcsz + 127) / 64;
-                rskip = j->ldb * kn->srcsz - rrun * 64;
-                rlines = kc2 * rrun;
-                rshare = (rlines + tiles - 1) / tiles;
+                if (2 * tiles >= kc2) { /* at least half the rows */
+                    const char *r0 =
+                        (const char *)j->B + (size_t)(p2 * j->ldb + j2) * (size_t)kn->srcsz;
+                    /* a row's run from its first line past its last (a
+                     * line more: the rows after the first start elsewhere
+                     * in theirs) */
+                    rnext = (const char *)((uintptr_t)r0 & ~(uintptr_t)63);
+                    rrun = ((size_t)(r0 - rnext) + (size_t)(nc2 * kn->srcsz) + 127) / 64 * 64;
+                    rrows = kc2;
+                    rper = tiles >= kc2 ? tiles / kc2 : 1;
+                    rslice = (rrun / (size_t)rper + 64) / 64 * 64;
+                }
             }
             for (int64_t ic = m0; ic < m1; ic += j->bl.mc) {
                 int64_t mc = min64(j->bl.mc, m1 - ic);
@@ -337,23 +346,20 @@ static void run_packed_range(const gjob_t *j, int64_t m0, int64_t m1, int64_t n0
                         size_t s0 = (size_t)q * bslice;
                         size_t s1 = s0 + bslice < bpanel ? s0 + bslice : bpanel;
                         const char *pfb = bnext;
-                        gemm_pf_t pf = {NULL, 0, 0, 0, 0};
-                        if (rlines) { /* this tile's share of the runs */
-                            const int64_t v0 = (int64_t)rtile++ * rshare;
-                            const int64_t v1 = min64(v0 + rshare, rlines);
-                            if (v0 < v1)
-                                pf = (gemm_pf_t){rnext + (size_t)((v0 / rrun) * j->ldb *
-                                                                  kn->srcsz + (v0 % rrun) * 64),
-                                                 v1 - v0, rrun - v0 % rrun, rrun, rskip};
-                            pfb = NULL;
+                        if (rnext && rrows) { /* a piece of one row's run */
+                            const int64_t t = (int64_t)rtile++, row = t / rper;
+                            s0 = s1 = 0;
+                            if (row < rrows) {
+                                pfb = rnext + (size_t)(row * j->ldb) * (size_t)kn->srcsz;
+                                s0 = (size_t)(t % rper) * rslice;
+                                s1 = s0 + rslice < rrun ? s0 + rslice : rrun;
+                            }
                         } else if (rnext) { /* instead the raw rows, B being packed here */
                             s0 = rtile++ * rslice;
                             s1 = s0 + rslice < rbytes ? s0 + rslice : rbytes;
                             pfb = rnext;
                         }
-                        if (pfb && s0 < s1)
-                            pf = (gemm_pf_t){pfb + s0, (int64_t)((s1 - s0 + 63) / 64), 0, 0, 0};
-                        const int spread = pf.n > 0 && kn->uk_pf;
+                        const int spread = pfb && kn->uk_pf && s0 < s1;
                         if (bnext && !rnext && !spread)
                             for (size_t off = s0; off < s1; off += 64)
                                 __builtin_prefetch(bnext + off, 0, 3);
@@ -372,7 +378,8 @@ static void run_packed_range(const gjob_t *j, int64_t m0, int64_t m1, int64_t n0
                                       bp + (size_t)(jr * kcp) * es,
                                       (char *)j->C + (size_t)((ic + ir) * j->ldc + jc + jr) * cs,
                                       j->ldc, (int)min64(mr, mc - ir), (int)min64(nr, nc - jr),
-                                      j->alpha, beta, e, &pf);
+                                      j->alpha, beta, e, pfb + s0,
+                                      (int64_t)((s1 - s0 + 63) / 64));
                         else
                             kn->uk(kn, kc, ap + (size_t)(ir * kcp) * es,
                                    bp + (size_t)(jr * kcp) * es,
@@ -824,10 +831,10 @@ static void f32_uk(const gemm_kern_t *kn, int64_t kc, const void *A, const void 
 
 static void f32_uk_pf(const gemm_kern_t *kn, int64_t kc, const void *A, const void *B, void *C,
                       int64_t ldc, int m, int n, float alpha, float beta,
-                      const gemm_tile_epi_t *e, const gemm_pf_t *pf)
+                      const gemm_tile_epi_t *e, const char *pf, int64_t npf)
 {
     const gemm_f32_variant_t *v = kn->ctx;
-    v->uk_pf(kc, A, B, C, ldc, m, n, alpha, beta, e, pf);
+    v->uk_pf(kc, A, B, C, ldc, m, n, alpha, beta, e, pf, npf);
 }
 
 static void f32_fallback(int transA, int transB, int64_t m, int64_t n, int64_t K, float alpha,

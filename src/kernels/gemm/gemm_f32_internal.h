@@ -33,14 +33,6 @@ typedef struct gemm_tile_epi {
     float post_lo, post_hi;
 } gemm_tile_epi_t;
 
-/* Cache lines a micro-kernel moves into L2 while it runs (uk_pf): n lines
- * from p on, in runs of `run` lines (0: one run), `skip` bytes between the
- * end of a run and the start of the next (the rows of a matrix block), the
- * first run with `left` lines still to go. */
-typedef struct gemm_pf {
-    const char *p;
-    int64_t n, left, run, skip;
-} gemm_pf_t;
 
 /* The epilogue an indirect-B kernel applies itself to a full tile whose
  * NR columns are contiguous in C: v += C (acc_c), bias[r] + bcol[c]; v = clamp(v) (act 0:
@@ -167,7 +159,7 @@ typedef struct gemm_f32_variant {
      * FMAs (GPT-2 stack 156-159 -> 132 ms, ResNet-50 54-55 -> 51 ms on one
      * thread of a Xeon). */
     void (*uk_pf)(int64_t kc, const float *A, const float *B, float *C, int64_t ldc, int m, int n,
-                  float alpha, float beta, const gemm_tile_epi_t *e, const gemm_pf_t *pf);
+                  float alpha, float beta, const gemm_tile_epi_t *e, const char *pf, int64_t npf);
     /* inda with the same spread prefetch of npf lines at pf (NULL: none) */
     void (*inda_pf)(int64_t kc, const float *const *px, const int64_t *off, const float *Bp,
                     float *T, int acc, const char *pf, int64_t npf);
@@ -243,11 +235,11 @@ struct gemm_kern {
                      const void *A, int64_t lda, const void *B, int64_t ldb, float beta, void *C,
                      int64_t ldc);
     int b_in_l1; /* loop order and blocking, as gemm_f32_variant_t.b_in_l1 */
-    /* uk that also prefetches pf's lines into L2 spread over its k loop,
-     * as gemm_f32_variant_t.uk_pf (NULL: none) */
+    /* uk that also prefetches npf lines at pf into L2 spread over its k
+     * loop, as gemm_f32_variant_t.uk_pf (NULL: none) */
     void (*uk_pf)(const gemm_kern_t *kn, int64_t kc, const void *A, const void *B, void *C,
                   int64_t ldc, int m, int n, float alpha, float beta, const gemm_tile_epi_t *e,
-                  const gemm_pf_t *pf);
+                  const char *pf, int64_t npf);
 };
 
 /* The f32 variant v as a packed-path kernel (its packers and micro-kernel). */
@@ -330,7 +322,7 @@ void gemm_f32_ukernel_14x32_avx512(int64_t kc, const float *A, int64_t rs_a, int
                                    int n, float alpha, float beta, const gemm_tile_epi_t *e);
 void gemm_f32_ukernel_pf_14x32_avx512(int64_t kc, const float *A, const float *B, float *C,
                                       int64_t ldc, int m, int n, float alpha, float beta,
-                                      const gemm_tile_epi_t *e, const gemm_pf_t *pf);
+                                      const gemm_tile_epi_t *e, const char *pf, int64_t npf);
 
 void gemm_f32_gemv_packed_avx512(int m, int64_t K, int64_t kc, int64_t npad, float alpha,
                                  const float *A, int64_t rs_a, int64_t cs_a, const float *Bp,

@@ -391,11 +391,9 @@ ALWAYS_INLINE void tile_save(const int ROWS, __m512 c[MR][NV], float *T)
 
 /* One k step's share of npf lines at *pf prefetched into L2 over a loop of
  * kc steps (uk_pf, inda_pf): a credit of npf per step buys a line per kc,
- * npf lines in all, evenly spaced, in runs of *left lines then `run` lines
- * `skip` bytes apart (gemm_pf_t). npf = 0 (a constant where the kernels
+ * npf lines in all, evenly spaced. npf = 0 (a constant where the kernels
  * inline it) costs nothing. */
-ALWAYS_INLINE void spread_prefetch(const char **pf, int64_t *credit, int64_t npf, int64_t kc,
-                                   int64_t *left, int64_t run, int64_t skip)
+ALWAYS_INLINE void spread_prefetch(const char **pf, int64_t *credit, int64_t npf, int64_t kc)
 {
     if (npf <= 0)
         return;
@@ -403,10 +401,6 @@ ALWAYS_INLINE void spread_prefetch(const char **pf, int64_t *credit, int64_t npf
     while (*credit >= kc) {
         _mm_prefetch(*pf, _MM_HINT_T1);
         *pf += 64;
-        if (--*left == 0) {
-            *pf += skip;
-            *left = run;
-        }
         *credit -= kc;
     }
 }
@@ -417,14 +411,10 @@ ALWAYS_INLINE void spread_prefetch(const char **pf, int64_t *credit, int64_t npf
  * rows rather than a whole tile's. */
 ALWAYS_INLINE void kernel_packed(const int ROWS, int64_t kc, const float *A, const float *B,
                                  float *C, int64_t ldc, int m, int n, float alpha, float beta,
-                                 const gemm_tile_epi_t *e, const gemm_pf_t *pfs)
+                                 const gemm_tile_epi_t *e, const char *pf, int64_t npf)
 {
     __m512 acc[MR][NV];
     tile_init(ROWS, acc, NULL, 0);
-    const char *pf = pfs ? pfs->p : NULL;
-    const int64_t npf = pfs ? pfs->n : 0, run = pfs && pfs->run > 0 ? pfs->run : INT64_MAX;
-    const int64_t skip = pfs ? pfs->skip : 0;
-    int64_t left = pfs && pfs->run > 0 ? pfs->left : INT64_MAX;
     /* the C tile is touched once, at the end: ask for its lines a few
      * hundred cycles before (earlier, the streaming B panel evicts them) */
     int64_t kpf = kc > 24 ? kc - 24 : 0;
@@ -432,7 +422,7 @@ ALWAYS_INLINE void kernel_packed(const int ROWS, int64_t kc, const float *A, con
     for (int64_t k = 0; k < kc; k++) {
         if (k == kpf)
             prefetch_c(C, ldc, m, 4);
-        spread_prefetch(&pf, &credit, npf, kc, &left, run, skip);
+        spread_prefetch(&pf, &credit, npf, kc);
         __m512 b[NV];
 #pragma GCC unroll 4
         for (int v = 0; v < NV; v++)
@@ -484,29 +474,29 @@ ALWAYS_INLINE void kernel_direct(const int ROWS, int64_t kc, const float *A, int
  * < MR rows costs its rows); with npf > 0 also the prefetch of uk_pf. */
 ALWAYS_INLINE void kernel_packed_m(int64_t kc, const float *A, const float *B, float *C,
                                    int64_t ldc, int m, int n, float alpha, float beta,
-                                   const gemm_tile_epi_t *e, const gemm_pf_t *pf)
+                                   const gemm_tile_epi_t *e, const char *pf, int64_t npf)
 {
     if (m >= MR)
-        kernel_packed(MR, kc, A, B, C, ldc, m, n, alpha, beta, e, pf);
+        kernel_packed(MR, kc, A, B, C, ldc, m, n, alpha, beta, e, pf, npf);
     else if (m <= 2)
-        kernel_packed(2, kc, A, B, C, ldc, m, n, alpha, beta, e, pf);
+        kernel_packed(2, kc, A, B, C, ldc, m, n, alpha, beta, e, pf, npf);
     else if (m <= 4)
-        kernel_packed(4, kc, A, B, C, ldc, m, n, alpha, beta, e, pf);
+        kernel_packed(4, kc, A, B, C, ldc, m, n, alpha, beta, e, pf, npf);
     else if (m <= 6)
-        kernel_packed(6, kc, A, B, C, ldc, m, n, alpha, beta, e, pf);
+        kernel_packed(6, kc, A, B, C, ldc, m, n, alpha, beta, e, pf, npf);
     else if (m <= 8)
-        kernel_packed(8, kc, A, B, C, ldc, m, n, alpha, beta, e, pf);
+        kernel_packed(8, kc, A, B, C, ldc, m, n, alpha, beta, e, pf, npf);
     else if (m <= 10)
-        kernel_packed(10, kc, A, B, C, ldc, m, n, alpha, beta, e, pf);
+        kernel_packed(10, kc, A, B, C, ldc, m, n, alpha, beta, e, pf, npf);
     else
-        kernel_packed(MR, kc, A, B, C, ldc, m, n, alpha, beta, e, pf);
+        kernel_packed(MR, kc, A, B, C, ldc, m, n, alpha, beta, e, pf, npf);
 }
 
 void gemm_f32_ukernel_pf_14x32_avx512(int64_t kc, const float *A, const float *B, float *C,
                                       int64_t ldc, int m, int n, float alpha, float beta,
-                                      const gemm_tile_epi_t *e, const gemm_pf_t *pf)
+                                      const gemm_tile_epi_t *e, const char *pf, int64_t npf)
 {
-    kernel_packed_m(kc, A, B, C, ldc, m, n, alpha, beta, e, pf);
+    kernel_packed_m(kc, A, B, C, ldc, m, n, alpha, beta, e, pf, npf);
 }
 
 void gemm_f32_ukernel_14x32_avx512(int64_t kc, const float *A, int64_t rs_a, int64_t cs_a,
@@ -514,7 +504,7 @@ void gemm_f32_ukernel_14x32_avx512(int64_t kc, const float *A, int64_t rs_a, int
                                    int n, float alpha, float beta, const gemm_tile_epi_t *e)
 {
     if (rs_a == 0) {
-        kernel_packed_m(kc, A, B, C, ldc, m, n, alpha, beta, e, NULL);
+        kernel_packed_m(kc, A, B, C, ldc, m, n, alpha, beta, e, NULL, 0);
         return;
     }
     if (m <= 1)
@@ -717,10 +707,10 @@ ALWAYS_INLINE void inda_rows(const int ROWS, int64_t kc, const float *const *px,
     for (int r = 0; r < ROWS; r++)
         p[r] = px[r];
     tile_init(ROWS, c, T, acc);
-    int64_t credit = 0, left = INT64_MAX;
+    int64_t credit = 0;
     for (int64_t k = 0; k < kc; k++) {
         const int64_t o = off[k];
-        spread_prefetch(&pf, &credit, npf, kc, &left, INT64_MAX, 0);
+        spread_prefetch(&pf, &credit, npf, kc);
         __m512 bv[NV];
 #pragma GCC unroll 4
         for (int v = 0; v < NV; v++)
@@ -1203,10 +1193,10 @@ void gemm_cvt_bf16_to_f32_avx512(const uint16_t *src, float *dst, size_t n)
 /* Not an AVX-512 build: the table never selects this variant. */
 void gemm_f32_ukernel_pf_14x32_avx512(int64_t kc, const float *A, const float *B, float *C,
                                       int64_t ldc, int m, int n, float alpha, float beta,
-                                      const gemm_tile_epi_t *e, const gemm_pf_t *pf)
+                                      const gemm_tile_epi_t *e, const char *pf, int64_t npf)
 {
     (void)kc, (void)A, (void)B, (void)C, (void)ldc, (void)m, (void)n, (void)alpha, (void)beta;
-    (void)e, (void)pf;
+    (void)e, (void)pf, (void)npf;
 }
 void gemm_f32_ukernel_14x32_avx512(int64_t kc, const float *A, int64_t rs_a, int64_t cs_a,
                                    const float *B, int64_t ldb, float *C, int64_t ldc, int m,
