@@ -35,9 +35,9 @@ static void dwc_pixel(const float *const *rows, int64_t W, int64_t ld, int64_t c
                       int K, int s, const float *wt, const float *bias, float lo, float hi,
                       float *out, int64_t ow)
 {
-    const int64_t iw0 = ow * s - K / 2;
-    const int kw0 = iw0 < 0 ? (int)-iw0 : 0;
-    const int kw1 = W - iw0 < K ? (int)(W - iw0) : K;
+    int64_t iw0;
+    int kw0, kw1;
+    conv_dwc_taps(W, K, s, ow, &iw0, &kw0, &kw1);
     const __m256 vlo = _mm256_set1_ps(lo), vhi = _mm256_set1_ps(hi);
     float *o = out + ow * ld;
     int64_t c = c0;
@@ -123,14 +123,8 @@ void conv_dwc_row_f32_avx2(const float *const *rows, int64_t W, int64_t ld, int6
                            int64_t c1, int K, int s, const float *wt, const float *bias, float lo,
                            float hi, float *out, int64_t OW)
 {
-    const int pad = K / 2;
-    /* interior: every tap inside the row */
-    int64_t lo_ow = (pad + s - 1) / s;
-    int64_t hi_ow = W + pad - K >= 0 ? (W + pad - K) / s + 1 : 0;
-    if (hi_ow > OW)
-        hi_ow = OW;
-    if (lo_ow > hi_ow)
-        lo_ow = hi_ow = OW;
+    int64_t lo_ow, hi_ow; /* interior: every tap inside the row */
+    conv_dwc_interior(W, K, s, OW, &lo_ow, &hi_ow);
     int64_t done = lo_ow; /* interior pixels before `done` are computed */
     if (K == 3 && (s == 1 || s == 2)) {
         const int64_t n4 = (hi_ow - lo_ow) / 4 * 4;

@@ -40,9 +40,9 @@ static void dwc_pixel16(const float *const *rows, int64_t W, int64_t ld, int64_t
                         int K, int s, const float *wt, const float *bias, float lo, float hi,
                         float *out, int64_t ow)
 {
-    const int64_t iw0 = ow * s - K / 2;
-    const int kw0 = iw0 < 0 ? (int)-iw0 : 0;
-    const int kw1 = W - iw0 < K ? (int)(W - iw0) : K;
+    int64_t iw0;
+    int kw0, kw1;
+    conv_dwc_taps(W, K, s, ow, &iw0, &kw0, &kw1);
     const __m512 vlo = _mm512_set1_ps(lo), vhi = _mm512_set1_ps(hi);
     float *o = out + ow * ld;
     for (int64_t c = c0; c < c1; c += 16) {
@@ -120,14 +120,8 @@ void conv_dwc_row_f32_avx512(const float *const *rows, int64_t W, int64_t ld, in
                              int64_t c1, int K, int s, const float *wt, const float *bias,
                              float lo, float hi, float *out, int64_t OW)
 {
-    const int pad = K / 2;
-    /* interior: every tap inside the row */
-    int64_t lo_ow = (pad + s - 1) / s;
-    int64_t hi_ow = W + pad - K >= 0 ? (W + pad - K) / s + 1 : 0;
-    if (hi_ow > OW)
-        hi_ow = OW;
-    if (lo_ow > hi_ow)
-        lo_ow = hi_ow = OW;
+    int64_t lo_ow, hi_ow; /* interior: every tap inside the row */
+    conv_dwc_interior(W, K, s, OW, &lo_ow, &hi_ow);
     int64_t done = lo_ow; /* interior pixels before `done` are computed */
     if (K == 3 && s == 1)
         done = dwc_run3(rows, ld, c0, c1, 1, wt, bias, lo, hi, out, lo_ow, hi_ow);

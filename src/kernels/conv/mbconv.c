@@ -56,9 +56,9 @@ void conv_dwc_row_f32_ref(const float *const *rows, int64_t W, int64_t ld, int64
                           float hi, float *out, int64_t OW)
 {
     for (int64_t ow = 0; ow < OW; ow++) {
-        const int64_t iw0 = ow * s - K / 2;
-        const int kw0 = iw0 < 0 ? (int)-iw0 : 0;
-        const int kw1 = W - iw0 < K ? (int)(W - iw0) : K;
+        int64_t iw0;
+        int kw0, kw1;
+        conv_dwc_taps(W, K, s, ow, &iw0, &kw0, &kw1);
         for (int64_t c = c0; c < c1; c++) {
             float acc = bias ? bias[c] : 0.0f;
             for (int kh = 0; kh < K; kh++)

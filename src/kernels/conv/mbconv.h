@@ -92,6 +92,30 @@ void conv_dwc_row_f32_avx512(const float *const *rows, int64_t W, int64_t ld, in
                              float lo, float hi, float *out, int64_t OW);
 /* The form this process uses (CAIRN_ISA caps it), and its name. */
 conv_dwc_row_fn conv_dwc_row_select(const char **name);
+
+/* Output pixel ow's taps inside the row: input column iw0 + kw for kw in
+ * [kw0, kw1) (the row kernels' shared border arithmetic). */
+static inline void conv_dwc_taps(int64_t W, int K, int s, int64_t ow, int64_t *iw0, int *kw0,
+                                 int *kw1)
+{
+    *iw0 = ow * s - K / 2;
+    *kw0 = *iw0 < 0 ? (int)-*iw0 : 0;
+    *kw1 = W - *iw0 < K ? (int)(W - *iw0) : K;
+}
+
+/* The interior output pixels [lo, hi) of a row, every tap inside it (lo =
+ * hi = OW when there are none). */
+static inline void conv_dwc_interior(int64_t W, int K, int s, int64_t OW, int64_t *lo,
+                                     int64_t *hi)
+{
+    const int pad = K / 2;
+    *lo = (pad + s - 1) / s;
+    *hi = W + pad - K >= 0 ? (W + pad - K) / s + 1 : 0;
+    if (*hi > OW)
+        *hi = OW;
+    if (*lo > *hi)
+        *lo = *hi = OW;
+}
 /* The best form at most `cap` (and what the CPU runs), and its name: for
  * the tests, which check each one. */
 conv_dwc_row_fn conv_dwc_row_for(cairn_isa_t cap, const char **name);
