@@ -75,9 +75,10 @@ typedef struct dwc_variant {
     conv_dwc_row_fn fn;
 } dwc_variant_t;
 
-/* Best first. MobileNetV2's inverted-residual blocks on a Xeon, 1 thread
- * (bench_mbconv_f32, the depthwise stage alone): avx512 against avx2 in
- * the commit that added it. */
+/* Best first. The depthwise stage of MobileNetV2's blocks alone
+ * (bench_mbconv_f32, Xeon, 1 thread), avx512 against avx2: 28x28 43 -> 32
+ * us, 14x14 19 -> 16 and 30 -> 25, 7x7 16.8 -> 15.8; 112x112 and 56x56
+ * level (bound by the expanded tensor's traffic). */
 static const dwc_variant_t dwc_variants[] = {
 #if defined(__x86_64__)
     {"avx512", CAIRN_ISA_AVX512, conv_dwc_row_f32_avx512},

@@ -33,7 +33,6 @@ typedef struct gemm_tile_epi {
     float post_lo, post_hi;
 } gemm_tile_epi_t;
 
-
 /* The epilogue an indirect-B kernel applies itself to a full tile whose
  * NR columns are contiguous in C: v += C (acc_c), bias[r] + bcol[c]; v = clamp(v) (act 0:
  * none, 1: max(v, lo), 2: min(max(v, lo), hi)); v += res row r; v =
