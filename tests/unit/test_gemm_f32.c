@@ -402,13 +402,14 @@ static void public_paths(void)
         run_case(&c);
     }
     /* pre-packed A of one M block over a wide B packed per call: column
-     * blocks capped by L2 (gemm_task), the next block's rows of B
-     * prefetched one row's run per tile; ragged edges, 1 and 2 threads */
+     * blocks capped by L2 (gemm_task) and, with enough tiles per block
+     * (131 rows: 10 panels), the next block's rows of B prefetched a piece
+     * of a row per tile; ragged edges, 1 and 2 threads */
     for (int t = 0; t < 2; t++) {
         gemm_epilogue_t e = {GEMM_BIAS_ROW, NULL, GEMM_ACT_RELU, 0, 0, 1.0f, NULL, 0,
                              GEMM_ACT_NONE, 0, 0};
-        gcase_t c = {NULL, VIA_PACKED_A, 1 + t, 0, 0, 64 + 3 * t, 3000 + 7 * t, 405, 1.0f, 0.0f,
-                     1, t ? &e : NULL, t};
+        gcase_t c = {NULL, VIA_PACKED_A, 1 + t, 0, 0, 131 - 67 * t, 3000 + 7 * t, 260 + 145 * t,
+                     1.0f, 0.0f, 1, t ? &e : NULL, t};
         run_case(&c);
     }
     /* a packed A used for another shape, or a packed B given as packed A, is refused */
