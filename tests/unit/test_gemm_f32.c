@@ -330,6 +330,16 @@ static void epilogues(const gemm_f32_variant_t *v)
                      i % 2 ? 20 : 200, 1.0f, 0.0f, i % 2, &e, i % 4 != 1};
         run_case(&c);
     }
+    /* a column bias then GELU (erf or tanh), alone: the AVX-512 kernel's
+     * store_tile_fixed takes those on full tiles (a transformer's first
+     * FFN layer), the edges the general form; one K block and several */
+    for (int i = 0; i < 8; i++) {
+        gemm_epilogue_t e = {GEMM_BIAS_COL, NULL, acts[2 + i % 2], 0, 0, 1.0f, NULL, 0,
+                             GEMM_ACT_NONE, 0, 0};
+        gcase_t c = {v, VIA_VARIANT, 1 + (i / 2) % 2, 0, 0, i % 4 < 2 ? 28 : 31,
+                     i % 4 < 2 ? 64 : 70, i < 4 ? 100 : 600, 1.0f, 0.0f, i % 2, &e, 0};
+        run_case(&c);
+    }
     /* large arguments for the activations' tails */
     for (int a = 2; a < 6; a++) {
         gemm_epilogue_t e = {GEMM_BIAS_COL, NULL, acts[a], 0, 0, 1, NULL, 0, GEMM_ACT_NONE, 0, 0};
