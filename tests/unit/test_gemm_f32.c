@@ -422,6 +422,22 @@ static void public_paths(void)
                      1.0f, 0.0f, 1, t ? &e : NULL, t};
         run_case(&c);
     }
+    /* C blocks over half of a 2 MB L2 (the Xeon's; smaller ones run the
+     * usual orders): tiles along C's rows, B packed per call (600 x 500)
+     * and pre-packed with many rows (900 x 330); and pre-packed B under
+     * 256 rows over several K blocks cut into column blocks (200 x 1400);
+     * ragged edges, an epilogue with a residual, 1 and 2 threads */
+    {
+        const int64_t sh[3][3] = {{600, 500, 300}, {900, 330, 400}, {200, 1400, 400}};
+        for (int t = 0; t < 6; t++) {
+            gemm_epilogue_t e = {GEMM_BIAS_COL, NULL, GEMM_ACT_RELU, 0, 0, 1.0f, NULL, 0,
+                                 GEMM_ACT_NONE, 0, 0};
+            gcase_t c = {NULL, t / 2 == 0 ? VIA_PUBLIC : VIA_PACKED, 1 + t % 2, 0, 0,
+                         sh[t / 2][0] + t % 2, sh[t / 2][1] + 3 * (t % 2), sh[t / 2][2], 1.0f,
+                         t == 2 ? 0.5f : 0.0f, 1, t % 2 ? NULL : &e, t % 2 == 0};
+            run_case(&c);
+        }
+    }
     /* a packed A used for another shape, or a packed B given as packed A, is refused */
     {
         size_t sa = gemm_f32_packed_a_size(6, 4), sb = gemm_f32_packed_b_size(4, 6);
