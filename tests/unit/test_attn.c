@@ -165,6 +165,10 @@ static void test_kernels(void)
         {1, 2, 1, 2, 2, 64, 64},     {2, 2, 1, 7, 7, 80, 80},     {1, 3, 3, 33, 33, 32, 32},
         {2, 4, 2, 128, 128, 32, 32}, {1, 2, 2, 257, 257, 64, 64}, {2, 2, 1, 128, 257, 128, 128},
         {1, 12, 12, 128, 128, 32, 32}, {1, 4, 1, 257, 257, 32, 32}, {2, 2, 2, 1, 129, 64, 64},
+        /* long sequences over enough heads for every worker: each head's
+         * K and V rows copied contiguous first (kattn_f32), grouped heads,
+         * Dv != D */
+        {2, 6, 2, 256, 270, 48, 40},
     };
     base_pool_t *pool = NULL;
     CHECK_OK(base_pool_create(3, &pool));
