@@ -136,7 +136,7 @@ cairn_status_t kattn_f32(const kattn_variant_t *v, const kattn_params_t *p, cons
      * one work item that first copies its K and V rows contiguous (the
      * copy reads them once, as the first query group would; its cost is
      * O(Sk D) against O(Sq Sk D) of work): MiniLM heads at seq 512, 1
-     * thread, Xeon, 2.60 -> 2.41 ms; at seq 128 the copy cost what it
+     * thread, Xeon, 2.60 -> 2.50 ms; at seq 128 the copy cost what it
      * saved. Enough heads to keep every worker busy. */
     if (p->Sq >= 256 && p->Sk >= 256 && p->B * p->Hq >= 3 * workers &&
         (p->ks[2] != p->D || p->ks[3] != 1 || p->vs[2] != p->Dv || p->vs[3] != 1)) {
