@@ -685,9 +685,71 @@ static void test_winograd_accuracy(void)
     free(X), free(W), free(Y), free(want), free(mag), free(aX), free(aW);
 }
 
+/* The pixel-major 1x1 path's transposed store: each vector form against
+ * the portable one (which the convolution cases check against the
+ * oracle), bit for bit, over plane sizes around the 8- and 16-pixel blocks
+ * (49 and 196: ResNet-50's 7x7 and 14x14), channel ranges that start and
+ * end off the blocks, and every epilogue field; other activations go to
+ * the portable form. */
+static void test_store_t(void)
+{
+    typedef void (*store_fn)(const float *, int64_t, int64_t, int64_t, int64_t,
+                             const gemm_epilogue_t *, float *);
+    const struct { const char *name; cairn_isa_t isa; store_fn f; } forms[] = {
+        {"avx2", CAIRN_ISA_AVX2, conv_store_t_f32_avx2},
+        {"avx512", CAIRN_ISA_AVX512, conv_store_t_f32_avx512},
+    };
+    static const int64_t planes[] = {1, 7, 8, 15, 16, 17, 33, 49, 196};
+    static const int64_t chans[][3] = {{40, 0, 40}, {40, 3, 37}, {16, 0, 16}, {70, 16, 64}, {9, 0, 9}};
+    check_rng_t r = {77};
+    for (int fi = 0; fi < 2; fi++) {
+        if (forms[fi].isa > base_cpu()->best_isa)
+            continue;
+        for (int pi = 0; pi < (int)(sizeof planes / sizeof planes[0]); pi++)
+            for (int ci = 0; ci < (int)(sizeof chans / sizeof chans[0]); ci++)
+                for (int ek = 0; ek < 6; ek++) {
+                    const int64_t P = planes[pi], M = chans[ci][0], c0 = chans[ci][1],
+                                  c1 = chans[ci][2];
+                    float *ct = malloc(sizeof(float) * (size_t)(P * M));
+                    float *bias = malloc(sizeof(float) * (size_t)M);
+                    float *res = malloc(sizeof(float) * (size_t)(M * (P + 3)));
+                    float *y0 = malloc(sizeof(float) * (size_t)(M * P));
+                    float *y1 = malloc(sizeof(float) * (size_t)(M * P));
+                    check_fill_f32(&r, ct, P * M, -2, 2);
+                    check_fill_f32(&r, bias, M, -1, 1);
+                    check_fill_f32(&r, res, M * (P + 3), -1, 1);
+                    if (P > 3)
+                        ct[3 * M + c0] = NAN; /* activations keep the portable form's NaN rule */
+                    static const gemm_act_t acts[] = {GEMM_ACT_NONE, GEMM_ACT_RELU, GEMM_ACT_CLIP,
+                                                      GEMM_ACT_RELU, GEMM_ACT_NONE, GEMM_ACT_SILU};
+                    gemm_epilogue_t e = {GEMM_BIAS_ROW, ek % 2 ? bias : NULL, acts[ek], -0.5f,
+                                         0.7f, ek == 4 ? 0.5f : 1.0f, ek >= 2 ? res : NULL,
+                                         P + 3, ek == 3 ? GEMM_ACT_CLIP : GEMM_ACT_NONE, -0.2f,
+                                         0.9f};
+                    for (int64_t i = 0; i < M * P; i++)
+                        y0[i] = y1[i] = -7.0f; /* channels outside [c0, c1) stay untouched */
+                    conv_store_t_f32_ref(ct, P, M, c0, c1, &e, y0);
+                    forms[fi].f(ct, P, M, c0, c1, &e, y1);
+                    int64_t bad = -1;
+                    for (int64_t i = 0; i < M * P && bad < 0; i++)
+                        if (memcmp(&y0[i], &y1[i], sizeof(float)) != 0 &&
+                            !(isnan(y0[i]) && isnan(y1[i])))
+                            bad = i;
+                    CHECK_MSG(bad < 0,
+                              "store_t %s: P %lld, M %lld, channels [%lld, %lld), epilogue %d: "
+                              "y[%lld] = %g, want %g",
+                              forms[fi].name, (long long)P, (long long)M, (long long)c0,
+                              (long long)c1, ek, (long long)bad, bad < 0 ? 0.0 : (double)y1[bad],
+                              bad < 0 ? 0.0 : (double)y0[bad]);
+                    free(ct), free(bias), free(res), free(y0), free(y1);
+                }
+    }
+}
+
 int main(void)
 {
     test_winograd_accuracy();
+    test_store_t();
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
         run_case(&cases[i], 100 + i);
     test_depthwise_sweep();

@@ -173,11 +173,14 @@ const char *conv_dw_variant_name(void);
  * from ct, the P x M product with a row per pixel, with e's bias (one per
  * channel, i.e. GEMM_BIAS_ROW of y; may be NULL), activations, scale and
  * residual (may be NULL). The avx2 form transposes 8 x 8 blocks in
- * registers for none / relu / clip and leaves other activations to the
+ * registers for none / relu / clip, the avx512 one 16 x 16 blocks with
+ * masked edges (x86_avx512.c), and both leave other activations to the
  * portable one. */
 void conv_store_t_f32_ref(const float *ct, int64_t P, int64_t M, int64_t c0, int64_t c1,
                           const gemm_epilogue_t *e, float *y);
 void conv_store_t_f32_avx2(const float *ct, int64_t P, int64_t M, int64_t c0, int64_t c1,
                            const gemm_epilogue_t *e, float *y);
+void conv_store_t_f32_avx512(const float *ct, int64_t P, int64_t M, int64_t c0, int64_t c1,
+                             const gemm_epilogue_t *e, float *y);
 
 #endif

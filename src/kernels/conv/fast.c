@@ -726,7 +726,11 @@ static cairn_status_t conv_1x1_pixels(const kctx_t *k, const conv_params_t *p, c
                                                      BASE_ALIGN));
     float *ct = (float *)((char *)xp +
                           base_round_up((size_t)(p->C * ps) * sizeof(float), BASE_ALIGN));
-    const int avx2 = base_isa_select(CAIRN_ISA_AUTO) >= CAIRN_ISA_AVX2;
+    const cairn_isa_t isa = base_isa_select(CAIRN_ISA_AUTO);
+    void (*store)(const float *, int64_t, int64_t, int64_t, int64_t, const gemm_epilogue_t *,
+                  float *) = isa >= CAIRN_ISA_AVX512 ? conv_store_t_f32_avx512
+                             : isa >= CAIRN_ISA_AVX2 ? conv_store_t_f32_avx2
+                                                     : conv_store_t_f32_ref;
     base_pool_t *pool = k ? k->pool : NULL;
     for (int64_t n = 0; n < p->N; n++) {
         const float *x = X + n * p->C * in_sz;
@@ -744,8 +748,7 @@ static cairn_status_t conv_1x1_pixels(const kctx_t *k, const conv_params_t *p, c
             epi->residual = post->residual + n * p->M * P;
             epi->ldr = P;
         }
-        store_t_job_t j = {ct, P, p->M, 64, epi, Y + n * p->M * P,
-                           avx2 ? conv_store_t_f32_avx2 : conv_store_t_f32_ref};
+        store_t_job_t j = {ct, P, p->M, 64, epi, Y + n * p->M * P, store};
         const size_t tasks = (size_t)((p->M + j.cb - 1) / j.cb);
         base_pool_parallel_for_1d(P * p->M < 16384 ? NULL : pool, tasks, 1, store_t_task, &j);
     }

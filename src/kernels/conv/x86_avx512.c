@@ -1,0 +1,110 @@
+/*
+ * AVX-512 form of the pixel-major 1x1 path's transposed store (conv.h,
+ * conv_store_t_f32_*): Ct (P x M, a row per pixel) into Y's channel planes
+ * with the epilogue, 16 channels x 16 pixels a block transposed in
+ * registers, the last pixels of a plane (P % 16: ResNet-50's 7x7 planes
+ * leave 1 of 49, its 14x14 ones 4 of 196) and the last channels under
+ * masks. The AVX2 form moves 8 x 8 blocks and finishes each plane's last P
+ * % 8 pixels one scalar at a time, which at 7x7 cost as much as the rest
+ * of the store. Compiled with the AVX-512 flags (CMakeLists.txt); called
+ * only after the CPU check in fast.c.
+ */
+#include "kernels/conv/conv.h"
+
+#if defined(__x86_64__) && defined(__AVX512F__)
+#include <immintrin.h>
+
+static inline __mmask16 lanes16(int64_t w)
+{
+    return w >= 16 ? (__mmask16)0xFFFF : w <= 0 ? (__mmask16)0 : (__mmask16)((1u << w) - 1u);
+}
+
+/* r[i] (row i of a 16 x 16 block) becomes column i */
+static inline void transpose16(__m512 r[16])
+{
+    __m512 t[16], u[16];
+    for (int i = 0; i < 16; i += 2) {
+        t[i] = _mm512_unpacklo_ps(r[i], r[i + 1]);
+        t[i + 1] = _mm512_unpackhi_ps(r[i], r[i + 1]);
+    }
+    /* u[4g + c], 128-bit lane l: rows 4g..4g+3 of column 4l + c */
+    for (int g = 0; g < 16; g += 4) {
+        u[g] = _mm512_shuffle_ps(t[g], t[g + 2], 0x44);
+        u[g + 1] = _mm512_shuffle_ps(t[g], t[g + 2], 0xEE);
+        u[g + 2] = _mm512_shuffle_ps(t[g + 1], t[g + 3], 0x44);
+        u[g + 3] = _mm512_shuffle_ps(t[g + 1], t[g + 3], 0xEE);
+    }
+    for (int c = 0; c < 4; c++) {
+        const __m512 x0 = _mm512_shuffle_f32x4(u[c], u[4 + c], 0x44);
+        const __m512 x1 = _mm512_shuffle_f32x4(u[c], u[4 + c], 0xEE);
+        const __m512 y0 = _mm512_shuffle_f32x4(u[8 + c], u[12 + c], 0x44);
+        const __m512 y1 = _mm512_shuffle_f32x4(u[8 + c], u[12 + c], 0xEE);
+        r[c] = _mm512_shuffle_f32x4(x0, y0, 0x88);
+        r[4 + c] = _mm512_shuffle_f32x4(x0, y0, 0xDD);
+        r[8 + c] = _mm512_shuffle_f32x4(x1, y1, 0x88);
+        r[12 + c] = _mm512_shuffle_f32x4(x1, y1, 0xDD);
+    }
+}
+
+static inline int act_simple(gemm_act_t act)
+{
+    return act == GEMM_ACT_NONE || act == GEMM_ACT_RELU || act == GEMM_ACT_CLIP;
+}
+
+/* ReLU / clip as the AVX2 form's (vmaxps gives its second operand for a
+ * NaN: 0, or lo for the clip, as gemm_act_apply_f32) */
+static inline __m512 act16(__m512 v, gemm_act_t act, __m512 lo, __m512 hi)
+{
+    if (act == GEMM_ACT_RELU)
+        return _mm512_max_ps(v, _mm512_setzero_ps());
+    if (act == GEMM_ACT_CLIP)
+        return _mm512_min_ps(_mm512_max_ps(v, lo), hi);
+    return v;
+}
+
+void conv_store_t_f32_avx512(const float *ct, int64_t P, int64_t M, int64_t c0, int64_t c1,
+                             const gemm_epilogue_t *e, float *y)
+{
+    if (!act_simple(e->act) || !act_simple(e->post_act)) {
+        conv_store_t_f32_ref(ct, P, M, c0, c1, e, y);
+        return;
+    }
+    const float *bias = e->bias, *res = e->residual;
+    const __m512 vs = _mm512_set1_ps(e->scale);
+    const __m512 lo = _mm512_set1_ps(e->clip_lo), hi = _mm512_set1_ps(e->clip_hi);
+    const __m512 plo = _mm512_set1_ps(e->post_lo), phi = _mm512_set1_ps(e->post_hi);
+    for (int64_t cb = c0; cb < c1; cb += 16) {
+        const int nc = c1 - cb < 16 ? (int)(c1 - cb) : 16;
+        const __mmask16 cm = lanes16(nc);
+        for (int64_t p0 = 0; p0 < P; p0 += 16) {
+            const int np = P - p0 < 16 ? (int)(P - p0) : 16;
+            const __mmask16 pm = lanes16(np);
+            __m512 v[16];
+            for (int i = 0; i < 16; i++)
+                v[i] = i < np ? _mm512_maskz_loadu_ps(cm, ct + (p0 + i) * M + cb)
+                              : _mm512_setzero_ps();
+            transpose16(v); /* v[c]: channel cb + c, pixels p0.. */
+            for (int c = 0; c < nc; c++) {
+                __m512 w = v[c];
+                if (bias)
+                    w = _mm512_add_ps(w, _mm512_set1_ps(bias[cb + c]));
+                w = act16(w, e->act, lo, hi);
+                if (e->scale != 1.0f)
+                    w = _mm512_mul_ps(w, vs);
+                if (res)
+                    w = _mm512_add_ps(w, _mm512_maskz_loadu_ps(pm, res + (cb + c) * e->ldr + p0));
+                _mm512_mask_storeu_ps(y + (cb + c) * P + p0, pm, act16(w, e->post_act, plo, phi));
+            }
+        }
+    }
+}
+
+#else
+
+void conv_store_t_f32_avx512(const float *ct, int64_t P, int64_t M, int64_t c0, int64_t c1,
+                             const gemm_epilogue_t *e, float *y)
+{
+    conv_store_t_f32_ref(ct, P, M, c0, c1, e, y);
+}
+
+#endif
