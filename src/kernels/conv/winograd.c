@@ -278,16 +278,26 @@ typedef struct wjob {
     const conv_post_t *post;
     const float *res;
     float *y, *v, *m;
+    int avx512;             /* the AVX-512 transforms (F(4x4) on an AVX-512 CPU) */
     int64_t cparts, mparts; /* input and output channel ranges per tile row */
     int64_t bands;          /* band_task: tile-row bands, one per thread */
     atomic_int err;
 } wjob_t;
 
-/* The input transform of tile row th, 8-channel blocks [b0, b1). */
+/* The input transform of tile row th, 8-channel blocks [b0, b1) (b0
+ * even: the AVX-512 form takes two at a time). */
 static void in_row(const wjob_t *j, int64_t th, int64_t b0, int64_t b1)
 {
     const wino_geom_t *g = j->g;
-    for (int64_t cb = b0; cb < b1 && cb < g->C8 / 8; cb++) {
+    if (b1 > g->C8 / 8)
+        b1 = g->C8 / 8;
+    for (int64_t cb = b0; j->avx512 && cb < b1; cb += 2) {
+        const int64_t c0 = cb * 8;
+        const int nw = cb + 1 < b1 ? 16 : 8;
+        const int nc = j->p->C - c0 < nw ? (int)(j->p->C - c0) : nw;
+        conv_wino_in_f32_avx512(g, j->x + c0 * g->plane, nc, nw, th, j->v + c0);
+    }
+    for (int64_t cb = b0; !j->avx512 && cb < b1; cb++) {
         const int64_t c0 = cb * 8;
         const int nc = j->p->C - c0 < 8 ? (int)(j->p->C - c0) : 8;
         conv_wino_in_f32_avx2(g, j->x + c0 * g->plane, nc, th, j->v + c0);
@@ -334,8 +344,9 @@ static void out_task(void *ctx, size_t begin, size_t end, int worker)
     for (size_t it = begin; it < end; it++) {
         const int64_t th = (int64_t)it / j->mparts, part = (int64_t)it % j->mparts;
         const int64_t nb = g->M8 / 8;
-        conv_wino_out_f32_avx2(g, j->m, nb * part / j->mparts * 8, nb * (part + 1) / j->mparts * 8,
-                               j->p->M, th, j->bias, j->post, j->res, j->y);
+        (j->avx512 ? conv_wino_out_f32_avx512 : conv_wino_out_f32_avx2)(
+            g, j->m, nb * part / j->mparts * 8, nb * (part + 1) / j->mparts * 8, j->p->M, th,
+            j->bias, j->post, j->res, j->y);
     }
 }
 
@@ -357,7 +368,8 @@ static void band_task(void *ctx, size_t begin, size_t end, int worker)
         for (int64_t xi = 0; xi < g->nxi; xi++)
             product(j, xi, r0, r1);
         for (int64_t t = r0; t < r1; t++)
-            conv_wino_out_f32_avx2(g, j->m, 0, g->M8, j->p->M, t, j->bias, j->post, j->res, j->y);
+            (j->avx512 ? conv_wino_out_f32_avx512 : conv_wino_out_f32_avx2)(
+                g, j->m, 0, g->M8, j->p->M, t, j->bias, j->post, j->res, j->y);
     }
 }
 
@@ -396,7 +408,9 @@ cairn_status_t conv_wino_run(const kctx_t *k, const conv_params_t *p, const floa
                 .bias = B,
                 .post = post,
                 .v = ws,
-                .m = (float *)((char *)ws + sv)};
+                .m = (float *)((char *)ws + sv),
+                .avx512 = g.m == 4 && conv_wino_avx512_compiled() &&
+                          base_isa_select(CAIRN_ISA_AUTO) >= CAIRN_ISA_AVX512};
     atomic_init(&j.err, CAIRN_OK);
     /* the back transform by tile rows, all channels of a tile at once (the
      * 36 products of a tile are 36 rows of M8 contiguous floats); rows cut

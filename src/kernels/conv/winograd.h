@@ -1,7 +1,7 @@
 /*
  * Winograd F(4x4, 3x3) and F(2x2, 3x3) convolution, internal to the conv kernels (conv.h
  * has what the rest of the library calls). winograd.c holds the algorithm
- * and the driver; winograd_avx2.c the transforms.
+ * and the driver; winograd_avx2.c and winograd_avx512.c the transforms.
  */
 #ifndef CAIRN_KERNELS_CONV_WINOGRAD_H
 #define CAIRN_KERNELS_CONV_WINOGRAD_H
@@ -34,5 +34,16 @@ void conv_wino_out_f32_avx2(const wino_geom_t *g, const float *mo, int64_t m0, i
                             const float *res, float *y);
 /* 1 when winograd_avx2.c was built with AVX2 + FMA (x86-64). */
 int conv_wino_avx2_compiled(void);
+/* The AVX-512 forms (winograd_avx512.c), F(4x4) only: the input transform
+ * of up to 16 channels (nc of them real) writing nw (8 or 16) columns of
+ * V; the output transform of channels [m0, m1) (multiples of 8), which
+ * hands F(2x2) and activations other than ReLU / clip to the AVX2 form. */
+void conv_wino_in_f32_avx512(const wino_geom_t *g, const float *x, int nc, int nw, int64_t th,
+                             float *v);
+void conv_wino_out_f32_avx512(const wino_geom_t *g, const float *mo, int64_t m0, int64_t m1,
+                              int64_t M, int64_t th, const float *bias, const conv_post_t *post,
+                              const float *res, float *y);
+/* 1 when winograd_avx512.c was built with AVX-512F + FMA (x86-64). */
+int conv_wino_avx512_compiled(void);
 
 #endif

@@ -12,38 +12,12 @@
 #include "kernels/conv/conv.h"
 
 #if defined(__x86_64__) && defined(__AVX512F__)
+#include "kernels/vmath/transpose_avx512.h"
 #include <immintrin.h>
 
 static inline __mmask16 lanes16(int64_t w)
 {
     return w >= 16 ? (__mmask16)0xFFFF : w <= 0 ? (__mmask16)0 : (__mmask16)((1u << w) - 1u);
-}
-
-/* r[i] (row i of a 16 x 16 block) becomes column i */
-static inline void transpose16(__m512 r[16])
-{
-    __m512 t[16], u[16];
-    for (int i = 0; i < 16; i += 2) {
-        t[i] = _mm512_unpacklo_ps(r[i], r[i + 1]);
-        t[i + 1] = _mm512_unpackhi_ps(r[i], r[i + 1]);
-    }
-    /* u[4g + c], 128-bit lane l: rows 4g..4g+3 of column 4l + c */
-    for (int g = 0; g < 16; g += 4) {
-        u[g] = _mm512_shuffle_ps(t[g], t[g + 2], 0x44);
-        u[g + 1] = _mm512_shuffle_ps(t[g], t[g + 2], 0xEE);
-        u[g + 2] = _mm512_shuffle_ps(t[g + 1], t[g + 3], 0x44);
-        u[g + 3] = _mm512_shuffle_ps(t[g + 1], t[g + 3], 0xEE);
-    }
-    for (int c = 0; c < 4; c++) {
-        const __m512 x0 = _mm512_shuffle_f32x4(u[c], u[4 + c], 0x44);
-        const __m512 x1 = _mm512_shuffle_f32x4(u[c], u[4 + c], 0xEE);
-        const __m512 y0 = _mm512_shuffle_f32x4(u[8 + c], u[12 + c], 0x44);
-        const __m512 y1 = _mm512_shuffle_f32x4(u[8 + c], u[12 + c], 0xEE);
-        r[c] = _mm512_shuffle_f32x4(x0, y0, 0x88);
-        r[4 + c] = _mm512_shuffle_f32x4(x0, y0, 0xDD);
-        r[8 + c] = _mm512_shuffle_f32x4(x1, y1, 0x88);
-        r[12 + c] = _mm512_shuffle_f32x4(x1, y1, 0xDD);
-    }
 }
 
 static inline int act_simple(gemm_act_t act)
@@ -83,7 +57,7 @@ void conv_store_t_f32_avx512(const float *ct, int64_t P, int64_t M, int64_t c0, 
             for (int i = 0; i < 16; i++)
                 v[i] = i < np ? _mm512_maskz_loadu_ps(cm, ct + (p0 + i) * M + cb)
                               : _mm512_setzero_ps();
-            transpose16(v); /* v[c]: channel cb + c, pixels p0.. */
+            vm512_transpose16(v); /* v[c]: channel cb + c, pixels p0.. */
             for (int c = 0; c < nc; c++) {
                 __m512 w = v[c];
                 if (bias)
