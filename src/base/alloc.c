@@ -1,9 +1,24 @@
-#define _POSIX_C_SOURCE 200809L
+#define _DEFAULT_SOURCE /* madvise */
 #include "base/alloc.h"
 
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
+#if defined(__linux__)
+#include <sys/mman.h>
+#endif
+
+int base_huge_pages(void)
+{
+    static atomic_int on = -1;
+    int v = atomic_load_explicit(&on, memory_order_relaxed);
+    if (v < 0) {
+        const char *e = getenv("CAIRN_HUGE_PAGES");
+        v = !(e && e[0] == '0');
+        atomic_store(&on, v);
+    }
+    return v;
+}
 
 void *base_aligned_alloc(size_t size, size_t align)
 {
@@ -12,6 +27,18 @@ void *base_aligned_alloc(size_t size, size_t align)
         align = sizeof(void *);
     if (size == 0)
         size = align;
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+    if (size >= BASE_HUGE_MIN && base_huge_pages()) {
+        const size_t huge = (size_t)2 << 20;
+        if (align < huge)
+            align = huge;
+        size = (size + huge - 1) / huge * huge;
+        if (posix_memalign(&p, align, size) != 0)
+            return NULL;
+        (void)madvise(p, size, MADV_HUGEPAGE);
+        return p;
+    }
+#endif
     if (posix_memalign(&p, align, size) != 0)
         return NULL;
     return p;

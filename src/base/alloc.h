@@ -9,6 +9,16 @@
 #include <stddef.h>
 
 #define BASE_ALIGN 64
+/* Allocations of at least this many bytes (the plan's arena and
+ * workspace, kernel scratch, weight blobs) are 2 MB aligned, rounded up to
+ * 2 MB and asked to be backed by transparent huge pages (madvise; Linux's
+ * default "madvise" mode grants them): the kernels' strided walks (C tiles
+ * MR rows apart, B rows in place, a convolution's planes) then miss the
+ * TLB far less. ResNet-50 on a Xeon VM, alternating: 42.7 -> 42.3 ms on 1
+ * thread, 24.9 -> 24.6 on 2; the transformer models level; peak RSS
+ * unchanged. CAIRN_HUGE_PAGES=0 turns it off (read once). */
+#define BASE_HUGE_MIN ((size_t)4 << 20)
+int base_huge_pages(void);
 
 /* Returns NULL on failure or when size is 0 rounds to nothing useful;
  * free with base_aligned_free. align must be a power of two. */

@@ -70,6 +70,10 @@ ir_blob_t *ir_blob_alloc(size_t bytes)
         free(b);
         return NULL;
     }
+#if defined(MADV_HUGEPAGE)
+    if (bytes >= BASE_HUGE_MIN && base_huge_pages())
+        (void)madvise(p, bytes, MADV_HUGEPAGE);
+#endif
     atomic_init(&b->refs, 1);
     b->size = bytes;
     b->data = p; /* page-aligned */

@@ -37,6 +37,18 @@ static void test_errors(void)
     void *p = base_aligned_alloc(100, 64);
     CHECK(p && ((uintptr_t)p & 63) == 0);
     base_aligned_free(p);
+    /* a large allocation (huge-page eligible unless CAIRN_HUGE_PAGES=0):
+     * 2 MB aligned when eligible, every byte of the odd size writable (the
+     * rounding up never shortens it), freed as any other */
+    const size_t nbig = BASE_HUGE_MIN + 12345;
+    unsigned char *q = base_aligned_alloc(nbig, 64);
+    CHECK(q && ((uintptr_t)q & 63) == 0);
+    if (q) {
+        CHECK(!base_huge_pages() || ((uintptr_t)q & (((uintptr_t)2 << 20) - 1)) == 0);
+        memset(q, 0xA5, nbig);
+        CHECK(q[0] == 0xA5 && q[nbig - 1] == 0xA5);
+    }
+    base_aligned_free(q);
 }
 
 /* Converts through double in a way independent of the bit tricks. */
