@@ -16,6 +16,7 @@
 #include <string.h>
 
 #if defined(__x86_64__) && defined(__AVX512F__)
+#include "kernels/vmath/transpose_avx512.h"
 #include <immintrin.h>
 
 #ifndef MR
@@ -174,6 +175,21 @@ static void act_tile512(float *u, int m, int n, gemm_act_t act, float lo, float 
  * stack next to the registers, then the only store to C: beta, biases,
  * act, scale, residual, post_act, in three passes over a second tile so
  * that the activation runs as one loop (act_tile512). */
+/* the epilogue's first steps on vector c0 of row r of the stack tile t:
+ * beta C, then the biases */
+ALWAYS_INLINE __m512 epi_in(const float *t, const float *C, int64_t ldc, int r, int c0,
+                            __mmask16 mk, float beta, const gemm_tile_epi_t *e)
+{
+    __m512 v = _mm512_loadu_ps(t + r * NR + c0);
+    if (beta != 0.0f)
+        v = _mm512_fmadd_ps(_mm512_set1_ps(beta), _mm512_maskz_loadu_ps(mk, C + r * ldc + c0), v);
+    if (e->bias_row)
+        v = _mm512_add_ps(v, _mm512_set1_ps(e->bias_row[r]));
+    if (e->bias_col)
+        v = _mm512_add_ps(v, _mm512_maskz_loadu_ps(mk, e->bias_col + c0));
+    return v;
+}
+
 static void epi_store(const float *t, float *C, int64_t ldc, int m, int n, float beta,
                       const gemm_tile_epi_t *e)
 {
@@ -182,17 +198,9 @@ static void epi_store(const float *t, float *C, int64_t ldc, int m, int n, float
          * direct convolution's tiles that straddle an output row's end,
          * 28 % of ResNet-50's stem, come through here) */
         for (int r = 0; r < m; r++) {
-            const float *cp = C + r * ldc;
             for (int c0 = 0; c0 < n; c0 += 16) {
                 const __mmask16 mk = lanes(n - c0);
-                __m512 v = _mm512_loadu_ps(t + r * NR + c0);
-                if (beta != 0.0f)
-                    v = _mm512_fmadd_ps(_mm512_set1_ps(beta), _mm512_maskz_loadu_ps(mk, cp + c0),
-                                        v);
-                if (e->bias_row)
-                    v = _mm512_add_ps(v, _mm512_set1_ps(e->bias_row[r]));
-                if (e->bias_col)
-                    v = _mm512_add_ps(v, _mm512_maskz_loadu_ps(mk, e->bias_col + c0));
+                __m512 v = epi_in(t, C, ldc, r, c0, mk, beta, e);
                 v = act_simple512(v, e->act, e->lo, e->hi);
                 if (e->scale != 1.0f)
                     v = _mm512_mul_ps(v, _mm512_set1_ps(e->scale));
@@ -205,20 +213,9 @@ static void epi_store(const float *t, float *C, int64_t ldc, int m, int n, float
         return;
     }
     float u[MR * NR] __attribute__((aligned(64)));
-    for (int r = 0; r < m; r++) {
-        const float *cp = C + r * ldc;
-        for (int c0 = 0; c0 < n; c0 += 16) {
-            const __mmask16 mk = lanes(n - c0);
-            __m512 v = _mm512_loadu_ps(t + r * NR + c0);
-            if (beta != 0.0f)
-                v = _mm512_fmadd_ps(_mm512_set1_ps(beta), _mm512_maskz_loadu_ps(mk, cp + c0), v);
-            if (e->bias_row)
-                v = _mm512_add_ps(v, _mm512_set1_ps(e->bias_row[r]));
-            if (e->bias_col)
-                v = _mm512_add_ps(v, _mm512_maskz_loadu_ps(mk, e->bias_col + c0));
-            _mm512_store_ps(u + r * NR + c0, v);
-        }
-    }
+    for (int r = 0; r < m; r++)
+        for (int c0 = 0; c0 < n; c0 += 16)
+            _mm512_store_ps(u + r * NR + c0, epi_in(t, C, ldc, r, c0, lanes(n - c0), beta, e));
     if (e->act != GEMM_ACT_NONE)
         act_tile512(u, m, n, e->act, e->lo, e->hi);
     const int post = e->post_act != GEMM_ACT_NONE;
@@ -1004,36 +1001,13 @@ static void pack_kmajor(const float *src, int64_t ld, int lanes_valid, int64_t k
         for (int64_t k0 = 0; k0 < kc; k0 += 16) {
             int w = (int)(kc - k0 < 16 ? kc - k0 : 16);
             __mmask16 km = lanes(w);
-            __m512 r[16], t[16], u[16];
+            __m512 r[16];
             for (int i = 0; i < 16; i++)
                 r[i] = i < valid ? _mm512_maskz_loadu_ps(km, src + (l0 + i) * ld + k0)
                                  : _mm512_setzero_ps();
-            for (int i = 0; i < 16; i += 2) {
-                t[i] = _mm512_unpacklo_ps(r[i], r[i + 1]);
-                t[i + 1] = _mm512_unpackhi_ps(r[i], r[i + 1]);
-            }
-            /* u[4g + c], 128-bit lane l: rows 4g..4g+3 of column 4l + c */
-            for (int g = 0; g < 16; g += 4) {
-                u[g] = _mm512_shuffle_ps(t[g], t[g + 2], 0x44);
-                u[g + 1] = _mm512_shuffle_ps(t[g], t[g + 2], 0xEE);
-                u[g + 2] = _mm512_shuffle_ps(t[g + 1], t[g + 3], 0x44);
-                u[g + 3] = _mm512_shuffle_ps(t[g + 1], t[g + 3], 0xEE);
-            }
-            for (int c = 0; c < 4; c++) {
-                __m512 x0 = _mm512_shuffle_f32x4(u[c], u[4 + c], 0x44);
-                __m512 x1 = _mm512_shuffle_f32x4(u[c], u[4 + c], 0xEE);
-                __m512 y0 = _mm512_shuffle_f32x4(u[8 + c], u[12 + c], 0x44);
-                __m512 y1 = _mm512_shuffle_f32x4(u[8 + c], u[12 + c], 0xEE);
-                __m512 col[4] = {_mm512_shuffle_f32x4(x0, y0, 0x88),
-                                 _mm512_shuffle_f32x4(x0, y0, 0xDD),
-                                 _mm512_shuffle_f32x4(x1, y1, 0x88),
-                                 _mm512_shuffle_f32x4(x1, y1, 0xDD)};
-                for (int l = 0; l < 4; l++) {
-                    int kk = 4 * l + c;
-                    if (kk < w)
-                        _mm512_mask_storeu_ps(d + (k0 + kk) * p + l0, colmask, col[l]);
-                }
-            }
+            vm512_transpose16(r); /* r[kk]: k0 + kk of the 16 lanes */
+            for (int kk = 0; kk < w; kk++)
+                _mm512_mask_storeu_ps(d + (k0 + kk) * p + l0, colmask, r[kk]);
         }
     }
 }
