@@ -145,6 +145,12 @@ cairn_status_t kattn_f32(const kattn_variant_t *v, const kattn_params_t *p, cons
         tasks = (size_t)(p->B * p->Hq);
     }
     j.ws = base_aligned_alloc(sizeof(float) * j.ws_floats * (size_t)workers, 64);
+    if (!j.ws && j.copy_kv) { /* no room for the copies: read K and V in place */
+        j.copy_kv = 0;
+        j.ws_floats = kattn_ws_floats(p);
+        tasks = (size_t)(p->B * p->Hq * j.nqb);
+        j.ws = base_aligned_alloc(sizeof(float) * j.ws_floats * (size_t)workers, 64);
+    }
     if (!j.ws)
         return base_error(CAIRN_ERR_OUT_OF_MEMORY, "attention: no memory for %d x %zu floats of scratch",
                           workers, j.ws_floats);
