@@ -144,12 +144,15 @@ cairn_status_t kattn_f32(const kattn_variant_t *v, const kattn_params_t *p, cons
         j.ws_floats += (size_t)(p->Sk * (p->D + p->Dv));
         tasks = (size_t)(p->B * p->Hq);
     }
-    j.ws = base_aligned_alloc(sizeof(float) * j.ws_floats * (size_t)workers, 64);
+    /* scratch from the process-lifetime slots: a run allocates nothing
+     * once they have grown */
+    int slot;
+    j.ws = base_scratch_get(sizeof(float) * j.ws_floats * (size_t)workers, &slot);
     if (!j.ws && j.copy_kv) { /* no room for the copies: read K and V in place */
         j.copy_kv = 0;
         j.ws_floats = kattn_ws_floats(p);
         tasks = (size_t)(p->B * p->Hq * j.nqb);
-        j.ws = base_aligned_alloc(sizeof(float) * j.ws_floats * (size_t)workers, 64);
+        j.ws = base_scratch_get(sizeof(float) * j.ws_floats * (size_t)workers, &slot);
     }
     if (!j.ws)
         return base_error(CAIRN_ERR_OUT_OF_MEMORY, "attention: no memory for %d x %zu floats of scratch",
@@ -158,6 +161,6 @@ cairn_status_t kattn_f32(const kattn_variant_t *v, const kattn_params_t *p, cons
         ka_task(&j, 0, tasks, 0);
     else
         base_pool_parallel_for_1d(k->pool, tasks, 1, ka_task, &j);
-    base_aligned_free(j.ws);
+    base_scratch_put(j.ws, slot);
     return CAIRN_OK;
 }

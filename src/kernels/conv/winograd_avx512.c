@@ -26,6 +26,7 @@
 #include "kernels/conv/winograd.h"
 
 #if defined(__x86_64__) && defined(__AVX512F__) && defined(__FMA__)
+#include "kernels/vmath/act_avx512.h"
 #include "kernels/vmath/transpose_avx512.h"
 #include <immintrin.h>
 #include <string.h>
@@ -130,15 +131,6 @@ void conv_wino_in_f32_avx512(const wino_geom_t *g, const float *x, int nc, int n
     }
 }
 
-static inline __m512 act16(__m512 v, gemm_act_t act, float lo, float hi)
-{
-    if (act == GEMM_ACT_RELU) /* a NaN gives 0, as the scalar form */
-        return _mm512_max_ps(v, _mm512_setzero_ps());
-    if (act == GEMM_ACT_CLIP) /* a NaN gives lo */
-        return _mm512_min_ps(_mm512_max_ps(v, _mm512_set1_ps(lo)), _mm512_set1_ps(hi));
-    return v;
-}
-
 static inline __m128 act4(__m128 v, gemm_act_t act, float lo, float hi)
 {
     if (act == GEMM_ACT_RELU)
@@ -146,11 +138,6 @@ static inline __m128 act4(__m128 v, gemm_act_t act, float lo, float hi)
     if (act == GEMM_ACT_CLIP)
         return _mm_min_ps(_mm_max_ps(v, _mm_set1_ps(lo)), _mm_set1_ps(hi));
     return v;
-}
-
-static inline int act_simple(gemm_act_t act)
-{
-    return act == GEMM_ACT_NONE || act == GEMM_ACT_RELU || act == GEMM_ACT_CLIP;
 }
 
 /* channel ch (4 pixels, w of them inside the plane) of an output row at y
@@ -209,7 +196,7 @@ out_tile16(const wino_geom_t *g, const float *mt, int64_t m0, int nm, int lw, in
         for (int j = 0; j < 4; j++) {
             o[j] = _mm512_add_ps(o[j], b);
             if (post)
-                o[j] = act16(o[j], post->act, post->clip_lo, post->clip_hi);
+                o[j] = vm512_act_simple(o[j], post->act, post->clip_lo, post->clip_hi);
         }
         /* q[k], 128-bit lane l: channel 4 l + k's 4 pixels */
         const __m512 t0 = _mm512_unpacklo_ps(o[0], o[1]), t1 = _mm512_unpackhi_ps(o[0], o[1]);
@@ -232,7 +219,7 @@ void conv_wino_out_f32_avx512(const wino_geom_t *g, const float *mo, int64_t m0,
                               int64_t M, int64_t th, const float *bias, const conv_post_t *post,
                               const float *res, float *y)
 {
-    if (g->m != 4 || (post && (!act_simple(post->act) || !act_simple(post->post_act)))) {
+    if (g->m != 4 || (post && (!gemm_act_is_simple(post->act) || !gemm_act_is_simple(post->post_act)))) {
         conv_wino_out_f32_avx2(g, mo, m0, m1, M, th, bias, post, res, y);
         return;
     }

@@ -12,6 +12,7 @@
 #include "kernels/conv/conv.h"
 
 #if defined(__x86_64__) && defined(__AVX512F__)
+#include "kernels/vmath/act_avx512.h"
 #include "kernels/vmath/transpose_avx512.h"
 #include <immintrin.h>
 
@@ -20,33 +21,15 @@ static inline __mmask16 lanes16(int64_t w)
     return w >= 16 ? (__mmask16)0xFFFF : w <= 0 ? (__mmask16)0 : (__mmask16)((1u << w) - 1u);
 }
 
-static inline int act_simple(gemm_act_t act)
-{
-    return act == GEMM_ACT_NONE || act == GEMM_ACT_RELU || act == GEMM_ACT_CLIP;
-}
-
-/* ReLU / clip as the AVX2 form's (vmaxps gives its second operand for a
- * NaN: 0, or lo for the clip, as gemm_act_apply_f32) */
-static inline __m512 act16(__m512 v, gemm_act_t act, __m512 lo, __m512 hi)
-{
-    if (act == GEMM_ACT_RELU)
-        return _mm512_max_ps(v, _mm512_setzero_ps());
-    if (act == GEMM_ACT_CLIP)
-        return _mm512_min_ps(_mm512_max_ps(v, lo), hi);
-    return v;
-}
-
 void conv_store_t_f32_avx512(const float *ct, int64_t P, int64_t M, int64_t c0, int64_t c1,
                              const gemm_epilogue_t *e, float *y)
 {
-    if (!act_simple(e->act) || !act_simple(e->post_act)) {
+    if (!gemm_act_is_simple(e->act) || !gemm_act_is_simple(e->post_act)) {
         conv_store_t_f32_ref(ct, P, M, c0, c1, e, y);
         return;
     }
     const float *bias = e->bias, *res = e->residual;
     const __m512 vs = _mm512_set1_ps(e->scale);
-    const __m512 lo = _mm512_set1_ps(e->clip_lo), hi = _mm512_set1_ps(e->clip_hi);
-    const __m512 plo = _mm512_set1_ps(e->post_lo), phi = _mm512_set1_ps(e->post_hi);
     for (int64_t cb = c0; cb < c1; cb += 16) {
         const int nc = c1 - cb < 16 ? (int)(c1 - cb) : 16;
         const __mmask16 cm = lanes16(nc);
@@ -62,12 +45,13 @@ void conv_store_t_f32_avx512(const float *ct, int64_t P, int64_t M, int64_t c0, 
                 __m512 w = v[c];
                 if (bias)
                     w = _mm512_add_ps(w, _mm512_set1_ps(bias[cb + c]));
-                w = act16(w, e->act, lo, hi);
+                w = vm512_act_simple(w, e->act, e->clip_lo, e->clip_hi);
                 if (e->scale != 1.0f)
                     w = _mm512_mul_ps(w, vs);
                 if (res)
                     w = _mm512_add_ps(w, _mm512_maskz_loadu_ps(pm, res + (cb + c) * e->ldr + p0));
-                _mm512_mask_storeu_ps(y + (cb + c) * P + p0, pm, act16(w, e->post_act, plo, phi));
+                w = vm512_act_simple(w, e->post_act, e->post_lo, e->post_hi);
+                _mm512_mask_storeu_ps(y + (cb + c) * P + p0, pm, w);
             }
         }
     }

@@ -87,6 +87,13 @@ typedef enum gemm_act {
     GEMM_ACT_CLIP       /* min(max(x, clip_lo), clip_hi) */
 } gemm_act_t;
 
+/* 1 for the activations without a transcendental (none, ReLU, clip), which
+ * the vector kernels apply inline on their registers */
+static inline int gemm_act_is_simple(gemm_act_t act)
+{
+    return act == GEMM_ACT_NONE || act == GEMM_ACT_RELU || act == GEMM_ACT_CLIP;
+}
+
 typedef enum gemm_bias_kind {
     GEMM_BIAS_NONE = 0,
     GEMM_BIAS_ROW, /* bias[i] added to row i (length M) */

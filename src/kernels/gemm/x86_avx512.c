@@ -16,6 +16,7 @@
 #include <string.h>
 
 #if defined(__x86_64__) && defined(__AVX512F__)
+#include "kernels/vmath/act_avx512.h"
 #include "kernels/vmath/transpose_avx512.h"
 #include <immintrin.h>
 
@@ -121,23 +122,6 @@ static __m512 act512(__m512 v, gemm_act_t act, float lo, float hi)
 
 ALWAYS_INLINE __mmask16 lanes(int w);
 
-/* activations without a transcendental: applied in the registers */
-ALWAYS_INLINE int act_simple(gemm_act_t act)
-{
-    return act == GEMM_ACT_NONE || act == GEMM_ACT_RELU || act == GEMM_ACT_CLIP;
-}
-
-/* act512 for act_simple's activations, inlined (a NaN v gives 0 or lo, as
- * act512's vmaxps does) */
-ALWAYS_INLINE __m512 act_simple512(__m512 v, gemm_act_t act, float lo, float hi)
-{
-    if (act == GEMM_ACT_RELU)
-        return _mm512_max_ps(v, _mm512_setzero_ps());
-    if (act == GEMM_ACT_CLIP)
-        return _mm512_min_ps(_mm512_max_ps(v, _mm512_set1_ps(lo)), _mm512_set1_ps(hi));
-    return v;
-}
-
 /* act applied to u[r NR + c] for r < m, c < n (whole vectors), the
  * activation chosen once outside the loops: act512 per vector was a call
  * and a switch each, and its constants were reloaded every time (GELU
@@ -193,7 +177,7 @@ ALWAYS_INLINE __m512 epi_in(const float *t, const float *C, int64_t ldc, int r, 
 static void epi_store(const float *t, float *C, int64_t ldc, int m, int n, float beta,
                       const gemm_tile_epi_t *e)
 {
-    if (act_simple(e->act) && act_simple(e->post_act)) {
+    if (gemm_act_is_simple(e->act) && gemm_act_is_simple(e->post_act)) {
         /* no transcendental: one pass, the activations inline (the
          * direct convolution's tiles that straddle an output row's end,
          * 28 % of ResNet-50's stem, come through here) */
@@ -201,12 +185,12 @@ static void epi_store(const float *t, float *C, int64_t ldc, int m, int n, float
             for (int c0 = 0; c0 < n; c0 += 16) {
                 const __mmask16 mk = lanes(n - c0);
                 __m512 v = epi_in(t, C, ldc, r, c0, mk, beta, e);
-                v = act_simple512(v, e->act, e->lo, e->hi);
+                v = vm512_act_simple(v, e->act, e->lo, e->hi);
                 if (e->scale != 1.0f)
                     v = _mm512_mul_ps(v, _mm512_set1_ps(e->scale));
                 if (e->res)
                     v = _mm512_add_ps(v, _mm512_maskz_loadu_ps(mk, e->res + r * e->ldr + c0));
-                v = act_simple512(v, e->post_act, e->post_lo, e->post_hi);
+                v = vm512_act_simple(v, e->post_act, e->post_lo, e->post_hi);
                 _mm512_mask_storeu_ps(C + r * ldc + c0, mk, v);
             }
         }
@@ -250,7 +234,7 @@ ALWAYS_INLINE void prefetch_c(const void *C, int64_t ldc, int m, int esz)
 
 /* The epilogue of epi_store (same order: beta, biases, act, scale,
  * residual, post_act) applied to the accumulators themselves when both
- * activations are act_simple: a short K block (a 1x1 convolution over 16
+ * activations are simple (gemm_act_is_simple): a short K block (a 1x1 convolution over 16
  * channels) spent more on the trip through the stack tile than on its FMAs. */
 ALWAYS_INLINE void store_tile_simple(__m512 acc[MR][NV], int rows, float *C, int64_t ldc, int m,
                                      int n, float alpha, float beta, const gemm_tile_epi_t *e)
@@ -279,12 +263,12 @@ ALWAYS_INLINE void store_tile_simple(__m512 acc[MR][NV], int rows, float *C, int
                     x = _mm512_add_ps(x, br);
                 if (e->bias_col)
                     x = _mm512_add_ps(x, bc[v]);
-                x = act_simple512(x, e->act, e->lo, e->hi);
+                x = vm512_act_simple(x, e->act, e->lo, e->hi);
                 if (e->scale != 1.0f)
                     x = _mm512_mul_ps(x, vs);
                 if (rp)
                     x = _mm512_add_ps(x, _mm512_maskz_loadu_ps(mk[v], rp + 16 * v));
-                x = act_simple512(x, e->post_act, e->post_lo, e->post_hi);
+                x = vm512_act_simple(x, e->post_act, e->post_lo, e->post_hi);
                 _mm512_mask_storeu_ps(cp + 16 * v, mk[v], x);
             }
         }
@@ -424,7 +408,7 @@ ALWAYS_INLINE void store_tile(__m512 acc[MR][NV], int rows, float *C, int64_t ld
     __m512 va = _mm512_set1_ps(alpha);
     if (FIX && e && store_tile_common(acc, rows, C, ldc, m, n, alpha, beta, e))
         return;
-    if (e && act_simple(e->act) && act_simple(e->post_act)) {
+    if (e && gemm_act_is_simple(e->act) && gemm_act_is_simple(e->post_act)) {
         store_tile_simple(acc, rows, C, ldc, m, n, alpha, beta, e);
         return;
     }
@@ -856,7 +840,7 @@ void gemm_f32_tile_store_t_avx512(const float *T, int npx, int nch, float *C, in
     const __m512i idx = _mm512_mullo_epi32(
         _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15),
         _mm512_set1_epi32(NR));
-    if (e && act_simple(e->act) && act_simple(e->post_act)) {
+    if (e && gemm_act_is_simple(e->act) && gemm_act_is_simple(e->post_act)) {
         /* the common epilogues inline, e's fields read once: act512 is a
          * call per vector, and e's floats would be reloaded after every
          * store to C */
@@ -870,12 +854,12 @@ void gemm_f32_tile_store_t_avx512(const float *T, int npx, int nch, float *C, in
             __m512 v = _mm512_mask_i32gather_ps(_mm512_setzero_ps(), mk, idx, T + c, 4);
             if (bias)
                 v = _mm512_add_ps(v, _mm512_set1_ps(bias[c]));
-            v = act_simple512(v, act, lo, hi);
+            v = vm512_act_simple(v, act, lo, hi);
             if (scaled)
                 v = _mm512_mul_ps(v, vs);
             if (res)
                 v = _mm512_add_ps(v, _mm512_maskz_loadu_ps(mk, res + c * ldr));
-            v = act_simple512(v, post, plo, phi);
+            v = vm512_act_simple(v, post, plo, phi);
             _mm512_mask_storeu_ps(C + c * ldc, mk, v);
         }
         return;
