@@ -694,7 +694,7 @@ static void test_winograd_accuracy(void)
 static void test_store_t(void)
 {
     typedef void (*store_fn)(const float *, int64_t, int64_t, int64_t, int64_t,
-                             const gemm_epilogue_t *, float *);
+                             const gemm_epilogue_t *, float *, int64_t);
     const struct { const char *name; cairn_isa_t isa; store_fn f; } forms[] = {
         {"avx2", CAIRN_ISA_AVX2, conv_store_t_f32_avx2},
         {"avx512", CAIRN_ISA_AVX512, conv_store_t_f32_avx512},
@@ -713,8 +713,12 @@ static void test_store_t(void)
                     float *ct = malloc(sizeof(float) * (size_t)(P * M));
                     float *bias = malloc(sizeof(float) * (size_t)M);
                     float *res = malloc(sizeof(float) * (size_t)(M * (P + 3)));
-                    float *y0 = malloc(sizeof(float) * (size_t)(M * P));
-                    float *y1 = malloc(sizeof(float) * (size_t)(M * P));
+                    /* y's rows wider than the plane on some cases (a block
+                     * of pixels of a wider plane): the gaps stay untouched */
+                    const int64_t ldy = P + (ek % 3 == 2 ? 5 : 0);
+                    float *y0 = malloc(sizeof(float) * (size_t)(M * ldy));
+                    float *y1 = malloc(sizeof(float) * (size_t)(M * ldy));
+                    float *y2 = malloc(sizeof(float) * (size_t)(M * P));
                     check_fill_f32(&r, ct, P * M, -2, 2);
                     check_fill_f32(&r, bias, M, -1, 1);
                     check_fill_f32(&r, res, M * (P + 3), -1, 1);
@@ -726,12 +730,24 @@ static void test_store_t(void)
                                          0.7f, ek == 4 ? 0.5f : 1.0f, ek >= 2 ? res : NULL,
                                          P + 3, ek == 3 ? GEMM_ACT_CLIP : GEMM_ACT_NONE, -0.2f,
                                          0.9f};
-                    for (int64_t i = 0; i < M * P; i++)
+                    for (int64_t i = 0; i < M * ldy; i++)
                         y0[i] = y1[i] = -7.0f; /* channels outside [c0, c1) stay untouched */
-                    conv_store_t_f32_ref(ct, P, M, c0, c1, &e, y0);
-                    forms[fi].f(ct, P, M, c0, c1, &e, y1);
+                    for (int64_t i = 0; i < M * P; i++)
+                        y2[i] = -7.0f;
+                    conv_store_t_f32_ref(ct, P, M, c0, c1, &e, y0, ldy);
+                    conv_store_t_f32_ref(ct, P, M, c0, c1, &e, y2, P);
+                    forms[fi].f(ct, P, M, c0, c1, &e, y1, ldy);
+                    int64_t gap = -1; /* the portable form at ldy against itself at P */
+                    for (int64_t c = 0; c < M && gap < 0; c++)
+                        for (int64_t q = 0; q < ldy && gap < 0; q++)
+                            if (memcmp(&y0[c * ldy + q], q < P ? &y2[c * P + q] : &(float){-7.0f},
+                                       sizeof(float)) != 0 &&
+                                !(q < P && isnan(y0[c * ldy + q]) && isnan(y2[c * P + q])))
+                                gap = c * ldy + q;
+                    CHECK_MSG(gap < 0, "store_t ref: P %lld, ldy %lld, epilogue %d: y[%lld] wrong",
+                              (long long)P, (long long)ldy, ek, (long long)gap);
                     int64_t bad = -1;
-                    for (int64_t i = 0; i < M * P && bad < 0; i++)
+                    for (int64_t i = 0; i < M * ldy && bad < 0; i++)
                         if (memcmp(&y0[i], &y1[i], sizeof(float)) != 0 &&
                             !(isnan(y0[i]) && isnan(y1[i])))
                             bad = i;
@@ -741,7 +757,7 @@ static void test_store_t(void)
                               forms[fi].name, (long long)P, (long long)M, (long long)c0,
                               (long long)c1, ek, (long long)bad, bad < 0 ? 0.0 : (double)y1[bad],
                               bad < 0 ? 0.0 : (double)y0[bad]);
-                    free(ct), free(bias), free(res), free(y0), free(y1);
+                    free(ct), free(bias), free(res), free(y0), free(y1), free(y2);
                 }
     }
 }

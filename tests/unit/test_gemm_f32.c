@@ -20,6 +20,7 @@
 #include "kernels/gemm/gemm_f32_internal.h"
 
 #include <math.h>
+#include <pthread.h>
 
 #define SENTINEL 7777.0f
 #define OPERAND_SENTINEL 1e30f
@@ -578,6 +579,83 @@ static void batched(void)
     }
 }
 
+/* gemm_f32_packed_then: every element of C lies in exactly one block the
+ * hook is given, the hook sees its block complete (it checks it against a
+ * double-precision product then and there), on 1 and 2 threads, over
+ * shapes whose grids split M (K long, N narrow), N (N wide) and neither
+ * (few tiles); op(A) transposed and not. */
+typedef struct then_ctx {
+    const float *A, *B, *C;
+    int64_t M, N, K, lda, ldc;
+    int ta;
+    int *seen; /* M x N hit counts */
+    int bad, calls;
+    pthread_mutex_t mu;
+} then_ctx_t;
+
+static void then_check(void *ctx, int64_t m0, int64_t m1, int64_t n0, int64_t n1)
+{
+    then_ctx_t *t = ctx;
+    int bad = 0;
+    for (int64_t i = m0; i < m1; i++)
+        for (int64_t j = n0; j < n1; j++) {
+            double s = 0, sabs = 0;
+            for (int64_t k = 0; k < t->K; k++) {
+                double a = t->ta ? t->A[k * t->lda + i] : t->A[i * t->lda + k];
+                double p = a * (double)t->B[k * t->N + j];
+                s += p;
+                sabs += fabs(p);
+            }
+            if (fabs(t->C[i * t->ldc + j] - s) > 4.0 * (double)(t->K + 2) * ldexp(1.0, -24) * sabs)
+                bad++;
+        }
+    pthread_mutex_lock(&t->mu);
+    t->calls++;
+    t->bad += bad;
+    for (int64_t i = m0; i < m1; i++)
+        for (int64_t j = n0; j < n1; j++)
+            t->seen[i * t->N + j]++;
+    pthread_mutex_unlock(&t->mu);
+}
+
+static void packed_then(void)
+{
+    static const int64_t shapes[][3] = {
+        {196, 256, 1024}, {196, 1024, 256}, {49, 512, 2048}, {5, 40, 7}, {1, 33, 3}, {30, 700, 70}};
+    check_rng_t trng = {4242};
+    for (size_t si = 0; si < sizeof shapes / sizeof shapes[0]; si++)
+        for (int threads = 1; threads <= 2; threads++)
+            for (int ta = 0; ta <= 1; ta++) {
+                const int64_t M = shapes[si][0], N = shapes[si][1], K = shapes[si][2];
+                const int64_t lda = (ta ? M : K) + 3, ldc = N + 5;
+                float *A = malloc(sizeof(float) * (size_t)((ta ? K : M) * lda));
+                float *B = malloc(sizeof(float) * (size_t)(K * N));
+                float *C = malloc(sizeof(float) * (size_t)(M * ldc));
+                int *seen = calloc((size_t)(M * N), sizeof(int));
+                check_fill_f32(&trng, A, (ta ? K : M) * lda, -1, 1);
+                check_fill_f32(&trng, B, K * N, -1, 1);
+                size_t sz = gemm_f32_packed_b_size(K, N);
+                void *pk = base_aligned_alloc(sz, 64);
+                CHECK_OK(gemm_f32_pack_b(0, K, N, B, N, pk, sz));
+                then_ctx_t t = {A, B, C, M, N, K, lda, ldc, ta, seen, 0, 0,
+                                PTHREAD_MUTEX_INITIALIZER};
+                kctx_t kc = {threads > 1 ? pool2 : NULL, threads};
+                CHECK_OK(gemm_f32_packed_then(&kc, ta, M, N, K, A, lda, pk, C, ldc, then_check, &t));
+                int64_t wrong = 0;
+                for (int64_t i = 0; i < M * N; i++)
+                    wrong += seen[i] != 1;
+                CHECK_MSG(t.bad == 0 && wrong == 0 && t.calls >= 1 && t.calls <= threads,
+                          "packed_then %lldx%lldx%lld ta %d, %d threads: %d wrong in the hook, "
+                          "%lld elements not in exactly one block, %d calls",
+                          (long long)M, (long long)N, (long long)K, ta, threads, t.bad,
+                          (long long)wrong, t.calls);
+                base_aligned_free(pk);
+                free(A), free(B), free(C), free(seen);
+            }
+    CHECK(gemm_f32_packed_then(NULL, 0, 2, 2, 2, NULL, 2, NULL, NULL, 2, NULL, NULL) ==
+          CAIRN_ERR_INVALID_ARGUMENT);
+}
+
 int main(void)
 {
     CHECK_OK(base_pool_create(2, &pool2));
@@ -601,6 +679,7 @@ int main(void)
     public_paths();
     residual_in_place();
     batched();
+    packed_then();
     base_pool_destroy(pool2);
     return check_finish("test_gemm_f32");
 }

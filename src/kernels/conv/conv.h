@@ -168,19 +168,20 @@ int conv_dw_planes8_f32_avx2_fits(const conv_params_t *p);
 const char *conv_dw_variant_name(void);
 
 /* The pixel-major 1x1 path's store (fast.c): channels [c0, c1) of
- * y[c * P + p] = post_act(act(ct[p * M + c] + bias[c]) * scale
- *                          + residual[c * ldr + p])
- * from ct, the P x M product with a row per pixel, with e's bias (one per
+ * y[c * ldy + p] = post_act(act(ct[p * M + c] + bias[c]) * scale
+ *                            + residual[c * ldr + p]),  p < P,
+ * from ct, P rows of a product with a row per pixel (ldy >= P: a block of
+ * pixels of a wider plane takes ct, y and the residual offset to it), with e's bias (one per
  * channel, i.e. GEMM_BIAS_ROW of y; may be NULL), activations, scale and
  * residual (may be NULL). The avx2 form transposes 8 x 8 blocks in
  * registers for none / relu / clip, the avx512 one 16 x 16 blocks with
  * masked edges (x86_avx512.c), and both leave other activations to the
  * portable one. */
 void conv_store_t_f32_ref(const float *ct, int64_t P, int64_t M, int64_t c0, int64_t c1,
-                          const gemm_epilogue_t *e, float *y);
+                          const gemm_epilogue_t *e, float *y, int64_t ldy);
 void conv_store_t_f32_avx2(const float *ct, int64_t P, int64_t M, int64_t c0, int64_t c1,
-                           const gemm_epilogue_t *e, float *y);
+                           const gemm_epilogue_t *e, float *y, int64_t ldy);
 void conv_store_t_f32_avx512(const float *ct, int64_t P, int64_t M, int64_t c0, int64_t c1,
-                             const gemm_epilogue_t *e, float *y);
+                             const gemm_epilogue_t *e, float *y, int64_t ldy);
 
 #endif

@@ -882,10 +882,10 @@ int conv_dw_planes8_f32_avx2(const conv_params_t *p, const float *x, const float
 /* ---- the pixel-major 1x1 path's transposed store (conv.h) ---- */
 
 void conv_store_t_f32_avx2(const float *ct, int64_t P, int64_t M, int64_t c0, int64_t c1,
-                           const gemm_epilogue_t *e, float *y)
+                           const gemm_epilogue_t *e, float *y, int64_t ldy)
 {
     if (!dw_act_simple(e->act) || !dw_act_simple(e->post_act)) {
-        conv_store_t_f32_ref(ct, P, M, c0, c1, e, y);
+        conv_store_t_f32_ref(ct, P, M, c0, c1, e, y, ldy);
         return;
     }
     const int64_t P8 = P / 8 * 8;
@@ -907,7 +907,7 @@ void conv_store_t_f32_avx2(const float *ct, int64_t P, int64_t M, int64_t c0, in
                     w = _mm256_mul_ps(w, vs);
                 if (res)
                     w = _mm256_add_ps(w, _mm256_loadu_ps(res + (cb + c) * e->ldr + p0));
-                _mm256_storeu_ps(y + (cb + c) * P + p0,
+                _mm256_storeu_ps(y + (cb + c) * ldy + p0,
                                  dw_act_vec(w, e->post_act, e->post_lo, e->post_hi));
             }
         }
@@ -918,11 +918,11 @@ void conv_store_t_f32_avx2(const float *ct, int64_t P, int64_t M, int64_t c0, in
                 w = gemm_act_apply_f32(e->act, w, e->clip_lo, e->clip_hi) * e->scale;
                 if (res)
                     w += res[(cb + c) * e->ldr + q];
-                y[(cb + c) * P + q] = gemm_act_apply_f32(e->post_act, w, e->post_lo, e->post_hi);
+                y[(cb + c) * ldy + q] = gemm_act_apply_f32(e->post_act, w, e->post_lo, e->post_hi);
             }
     }
     if (cb < c1)
-        conv_store_t_f32_ref(ct, P, M, cb, c1, e, y);
+        conv_store_t_f32_ref(ct, P, M, cb, c1, e, y, ldy);
 }
 
 #else
@@ -950,9 +950,9 @@ int conv_dw_planes8_f32_avx2(const conv_params_t *p, const float *x, const float
 }
 
 void conv_store_t_f32_avx2(const float *ct, int64_t P, int64_t M, int64_t c0, int64_t c1,
-                           const gemm_epilogue_t *e, float *y)
+                           const gemm_epilogue_t *e, float *y, int64_t ldy)
 {
-    conv_store_t_f32_ref(ct, P, M, c0, c1, e, y);
+    conv_store_t_f32_ref(ct, P, M, c0, c1, e, y, ldy);
 }
 
 #endif

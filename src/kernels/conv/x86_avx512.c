@@ -22,10 +22,10 @@ static inline __mmask16 lanes16(int64_t w)
 }
 
 void conv_store_t_f32_avx512(const float *ct, int64_t P, int64_t M, int64_t c0, int64_t c1,
-                             const gemm_epilogue_t *e, float *y)
+                             const gemm_epilogue_t *e, float *y, int64_t ldy)
 {
     if (!gemm_act_is_simple(e->act) || !gemm_act_is_simple(e->post_act)) {
-        conv_store_t_f32_ref(ct, P, M, c0, c1, e, y);
+        conv_store_t_f32_ref(ct, P, M, c0, c1, e, y, ldy);
         return;
     }
     const float *bias = e->bias, *res = e->residual;
@@ -51,7 +51,7 @@ void conv_store_t_f32_avx512(const float *ct, int64_t P, int64_t M, int64_t c0, 
                 if (res)
                     w = _mm512_add_ps(w, _mm512_maskz_loadu_ps(pm, res + (cb + c) * e->ldr + p0));
                 w = vm512_act_simple(w, e->post_act, e->post_lo, e->post_hi);
-                _mm512_mask_storeu_ps(y + (cb + c) * P + p0, pm, w);
+                _mm512_mask_storeu_ps(y + (cb + c) * ldy + p0, pm, w);
             }
         }
     }
@@ -60,9 +60,9 @@ void conv_store_t_f32_avx512(const float *ct, int64_t P, int64_t M, int64_t c0, 
 #else
 
 void conv_store_t_f32_avx512(const float *ct, int64_t P, int64_t M, int64_t c0, int64_t c1,
-                             const gemm_epilogue_t *e, float *y)
+                             const gemm_epilogue_t *e, float *y, int64_t ldy)
 {
-    conv_store_t_f32_ref(ct, P, M, c0, c1, e, y);
+    conv_store_t_f32_ref(ct, P, M, c0, c1, e, y, ldy);
 }
 
 #endif

@@ -162,6 +162,8 @@ typedef struct gjob {
     int64_t npad;       /* its padded width */
     int tm, tn;
     int rows_first; /* a task's tiles along C's rows even with B in L1 (gemm_task) */
+    gemm_block_fn then; /* gemm_f32_packed_then's hook, or NULL */
+    void *then_ctx;
 } gjob_t;
 
 static inline int64_t min64(int64_t a, int64_t b) { return a < b ? a : b; }
@@ -494,13 +496,127 @@ static void epi_block_scalar(const gemm_epilogue_t *epi, float *C, int64_t ldc, 
         }
 }
 
+/* C's block rows [m0, m1) x columns [n0, n1), one task's. */
+static void gemm_block(const gjob_t *j, int64_t m0, int64_t m1, int64_t n0, int64_t n1)
+{
+    const gemm_kern_t *kn = &j->kn;
+    const int mr = kn->mr, nr = kn->nr;
+    const size_t es = (size_t)kn->esz, cs = (size_t)kn->csz;
+    if (j->direct) {
+        run_direct_range(j, m0, m1, n0, n1);
+        return;
+    }
+    int64_t kc = min64(j->bl.kc, j->K > 0 ? j->K : 1);
+    kc = (kc + kn->kg - 1) / kn->kg * kn->kg;
+    int64_t kall = (j->K + kn->kg - 1) / kn->kg * kn->kg;
+    int64_t mpad = (m1 - m0 + mr - 1) / mr * mr;
+    /* this range's blocks: even MC and NC (see balanced_block) */
+    gjob_t jr = *j;
+    jr.bl.mc = balanced_block(m1 - m0, j->bl.mc, mr);
+    /* With one M block (a few rows of A: a convolution's output
+     * channels), A's reuse does not need long column blocks, and B
+     * packed per call goes through L2 in blocks of at most an eighth
+     * of it: the pack's reads and the kernel's then stay in L2 and each
+     * K block's C block is still there for the next. ResNet-50's 1x1s
+     * over 56x56 planes, 1 thread, Xeon, medians of 5 alternating:
+     * 256 -> 64 0.765 -> 0.661 ms, 256 -> 128 1.229 -> 1.103 (all 3136
+     * columns in one block: the packed 1.6 MB block and the rows of X
+     * it was read from overflowed L2); at 28x28 level; the GEMM 128 x
+     * 1536 x 384 180 -> 193 GFLOP/s. Not when the task's whole K block
+     * of rows takes at most half of L2 (up to a quarter the next one
+     * is prefetched whole, run_packed_range: 128 x 384 x 1536 ran 5 %
+     * slower cut, 512 x 768 x 3072 2 %) nor for short K blocks, outside
+     * the B-in-L1 order (64 -> 256 is bound by storing C; level to 8 %
+     * slower cut). */
+    int64_t ncap = j->bl.nc;
+    const int64_t kcb = min64(j->bl.kc, j->K > 0 ? j->K : 1);
+    const size_t l2 = base_cpu()->l2;
+    if (!j->packed && m1 - m0 <= j->bl.mc && kn->b_in_l1 && kcb >= 128 && l2 > 0 &&
+        (size_t)(kcb * (n1 - n0)) * es > l2 / 2) {
+        const int64_t cap = (int64_t)(l2 / 8 / ((size_t)kcb * es)) / nr * nr;
+        ncap = cap < nr ? nr : cap < ncap ? cap : ncap;
+    }
+    /* B pre-packed, a few rows (at most 256), several K blocks and a
+     * C block over half of L2: column blocks whose C block takes an
+     * eighth of L2, still there when the next K block adds to it
+     * (otherwise all of C goes out to L3 between K blocks); A, packed
+     * once for all of them (a_all), is small enough to sweep again
+     * for each. GPT-2 stack (128 x 2304 x 768, 128 x 3072 x 768),
+     * 1 thread, Xeon, alternating: qkv 26.2 -> 25.2 ms in all, fc1
+     * 37.3 -> 36.1; at 512 rows (the MiniLM encoder at seq 512) the
+     * projections ran 1-2 % slower cut, so those stay whole. */
+    if (j->packed && j->K > j->bl.kc && l2 > 0 && m1 - m0 <= 256 &&
+        (size_t)((m1 - m0) * (n1 - n0)) * cs > l2 / 2) {
+        const int64_t cap = (int64_t)(l2 / 8 / ((size_t)(m1 - m0) * cs)) / nr * nr;
+        ncap = cap < nr ? nr : cap < ncap ? cap : ncap;
+    }
+    jr.bl.nc = balanced_block(n1 - n0, ncap, nr);
+    int64_t mc = min64(jr.bl.mc, mpad);
+    int64_t nc = j->packed ? 0 : min64(jr.bl.nc, (n1 - n0 + nr - 1) / nr * nr);
+    /* With B in L1 the tiles go down C's columns: each tile touches
+     * MR new rows of C, in as many pages, a pattern the hardware
+     * prefetchers do not follow. When the task's C block is over half
+     * of L2 (its lines come from L3 either way) and the B block fits
+     * in three quarters of it, tiles along C's rows instead (the A
+     * micro-panel in L1, the B block swept from L2) measured faster:
+     * 1 thread, Xeon, alternating, 512 x 768 x 3072 195 -> 204
+     * GFLOP/s, 1024^3 197 -> 202, pre-packed 512 x 1152 x 384 191 ->
+     * 208; 2048^3 (its B block 3 MB) and M = 128 (C within L2)
+     * untouched; bf16, int8 and the AVX2 tile level. With B pre-packed
+     * (weights, cold) the first row of tiles reads the B block from
+     * L3, which needs many rows of A to pay: the MiniLM encoder at
+     * batch 8 (1024 rows) 127.4 -> 122.9 ms, at seq 512 (512 rows) no
+     * faster, so at least 64 micro-panels there. */
+    {
+        const int64_t ncb = min64(jr.bl.nc, (n1 - n0 + nr - 1) / nr * nr);
+        jr.rows_first = kn->b_in_l1 && l2 > 0 && (!j->packed || m1 - m0 >= 64 * mr) &&
+                        (size_t)((m1 - m0) * (n1 - n0)) * cs > l2 / 2 &&
+                        (size_t)(kcb * ncb) * es <= l2 * 3 / 4;
+    }
+    /* several jc passes: pack A once for all of them if it is not huge */
+    int a_all = n1 - n0 > jr.bl.nc && (double)mpad * (double)kall * (double)es <= 32e6;
+    size_t abytes = j->packed_a ? 0 : (size_t)(a_all ? mpad * kall : mc * kc) * es;
+    abytes = base_round_up(abytes, BASE_ALIGN);
+    int slot = -1;
+    const size_t need = abytes + (size_t)(kc * nc) * es;
+    if (need == 0) {
+        /* both operands pre-packed: nothing to pack, no workspace */
+        run_packed_range(&jr, m0, m1, n0, n1, NULL, NULL, 0);
+        return;
+    }
+    char *ws = base_scratch_get(need, &slot);
+    if (!ws && j->packed_a) {
+        run_packed_a_nomem(&jr, m0, m1, n0, n1);
+        return;
+    }
+    if (!ws && j->packed) {
+        /* no memory: pack A one micro-panel at a time on the stack */
+        char stack_a[64 * 1024] __attribute__((aligned(64)));
+        gjob_t small = *j;
+        small.bl.mc = mr;
+        if ((size_t)(mr * kc) * es <= sizeof stack_a)
+            run_packed_range(&small, m0, m1, n0, n1, stack_a, NULL, 0);
+        return;
+    }
+    if (!ws) {
+        /* no memory for packing: the reference kernel needs none */
+        const char *ap = (const char *)j->A + (size_t)(j->ta ? m0 : m0 * j->lda) * kn->srcsz;
+        const char *bp = (const char *)j->B + (size_t)(j->tb ? n0 * j->ldb : n0) * kn->srcsz;
+        kn->fallback(j->ta, j->tb, m1 - m0, n1 - n0, j->K, j->alpha, ap, j->lda, bp, j->ldb,
+                     j->beta, (char *)j->C + (size_t)(m0 * j->ldc + n0) * cs, j->ldc);
+        if (j->epi)
+            epi_block_scalar(j->epi, j->C, j->ldc, m0, m1, n0, n1);
+        return;
+    }
+    run_packed_range(&jr, m0, m1, n0, n1, ws, ws + abytes, a_all);
+    base_scratch_put(ws, slot);
+}
+
 static void gemm_task(void *ctx, size_t begin, size_t end, int worker)
 {
     (void)worker;
     const gjob_t *j = ctx;
-    const gemm_kern_t *kn = &j->kn;
-    const int mr = kn->mr, nr = kn->nr;
-    const size_t es = (size_t)kn->esz, cs = (size_t)kn->csz;
+    const int mr = j->kn.mr, nr = j->kn.nr;
     int64_t mt = (j->M + mr - 1) / mr, nt = (j->N + nr - 1) / nr;
     for (size_t t = begin; t < end; t++) {
         int pi = (int)t / j->tn, pj = (int)t % j->tn;
@@ -510,127 +626,32 @@ static void gemm_task(void *ctx, size_t begin, size_t end, int worker)
         int64_t m0 = a * mr, m1 = min64(b * mr, j->M), n0 = c * nr, n1 = min64(d * nr, j->N);
         if (m0 >= m1 || n0 >= n1)
             continue;
-        if (j->direct) {
-            run_direct_range(j, m0, m1, n0, n1);
-            continue;
-        }
-        int64_t kc = min64(j->bl.kc, j->K > 0 ? j->K : 1);
-        kc = (kc + kn->kg - 1) / kn->kg * kn->kg;
-        int64_t kall = (j->K + kn->kg - 1) / kn->kg * kn->kg;
-        int64_t mpad = (m1 - m0 + mr - 1) / mr * mr;
-        /* this range's blocks: even MC and NC (see balanced_block) */
-        gjob_t jr = *j;
-        jr.bl.mc = balanced_block(m1 - m0, j->bl.mc, mr);
-        /* With one M block (a few rows of A: a convolution's output
-         * channels), A's reuse does not need long column blocks, and B
-         * packed per call goes through L2 in blocks of at most an eighth
-         * of it: the pack's reads and the kernel's then stay in L2 and each
-         * K block's C block is still there for the next. ResNet-50's 1x1s
-         * over 56x56 planes, 1 thread, Xeon, medians of 5 alternating:
-         * 256 -> 64 0.765 -> 0.661 ms, 256 -> 128 1.229 -> 1.103 (all 3136
-         * columns in one block: the packed 1.6 MB block and the rows of X
-         * it was read from overflowed L2); at 28x28 level; the GEMM 128 x
-         * 1536 x 384 180 -> 193 GFLOP/s. Not when the task's whole K block
-         * of rows takes at most half of L2 (up to a quarter the next one
-         * is prefetched whole, run_packed_range: 128 x 384 x 1536 ran 5 %
-         * slower cut, 512 x 768 x 3072 2 %) nor for short K blocks, outside
-         * the B-in-L1 order (64 -> 256 is bound by storing C; level to 8 %
-         * slower cut). */
-        int64_t ncap = j->bl.nc;
-        const int64_t kcb = min64(j->bl.kc, j->K > 0 ? j->K : 1);
-        const size_t l2 = base_cpu()->l2;
-        if (!j->packed && m1 - m0 <= j->bl.mc && kn->b_in_l1 && kcb >= 128 && l2 > 0 &&
-            (size_t)(kcb * (n1 - n0)) * es > l2 / 2) {
-            const int64_t cap = (int64_t)(l2 / 8 / ((size_t)kcb * es)) / nr * nr;
-            ncap = cap < nr ? nr : cap < ncap ? cap : ncap;
-        }
-        /* B pre-packed, a few rows (at most 256), several K blocks and a
-         * C block over half of L2: column blocks whose C block takes an
-         * eighth of L2, still there when the next K block adds to it
-         * (otherwise all of C goes out to L3 between K blocks); A, packed
-         * once for all of them (a_all), is small enough to sweep again
-         * for each. GPT-2 stack (128 x 2304 x 768, 128 x 3072 x 768),
-         * 1 thread, Xeon, alternating: qkv 26.2 -> 25.2 ms in all, fc1
-         * 37.3 -> 36.1; at 512 rows (the MiniLM encoder at seq 512) the
-         * projections ran 1-2 % slower cut, so those stay whole. */
-        if (j->packed && j->K > j->bl.kc && l2 > 0 && m1 - m0 <= 256 &&
-            (size_t)((m1 - m0) * (n1 - n0)) * cs > l2 / 2) {
-            const int64_t cap = (int64_t)(l2 / 8 / ((size_t)(m1 - m0) * cs)) / nr * nr;
-            ncap = cap < nr ? nr : cap < ncap ? cap : ncap;
-        }
-        jr.bl.nc = balanced_block(n1 - n0, ncap, nr);
-        int64_t mc = min64(jr.bl.mc, mpad);
-        int64_t nc = j->packed ? 0 : min64(jr.bl.nc, (n1 - n0 + nr - 1) / nr * nr);
-        /* With B in L1 the tiles go down C's columns: each tile touches
-         * MR new rows of C, in as many pages, a pattern the hardware
-         * prefetchers do not follow. When the task's C block is over half
-         * of L2 (its lines come from L3 either way) and the B block fits
-         * in three quarters of it, tiles along C's rows instead (the A
-         * micro-panel in L1, the B block swept from L2) measured faster:
-         * 1 thread, Xeon, alternating, 512 x 768 x 3072 195 -> 204
-         * GFLOP/s, 1024^3 197 -> 202, pre-packed 512 x 1152 x 384 191 ->
-         * 208; 2048^3 (its B block 3 MB) and M = 128 (C within L2)
-         * untouched; bf16, int8 and the AVX2 tile level. With B pre-packed
-         * (weights, cold) the first row of tiles reads the B block from
-         * L3, which needs many rows of A to pay: the MiniLM encoder at
-         * batch 8 (1024 rows) 127.4 -> 122.9 ms, at seq 512 (512 rows) no
-         * faster, so at least 64 micro-panels there. */
-        {
-            const int64_t ncb = min64(jr.bl.nc, (n1 - n0 + nr - 1) / nr * nr);
-            jr.rows_first = kn->b_in_l1 && l2 > 0 && (!j->packed || m1 - m0 >= 64 * mr) &&
-                            (size_t)((m1 - m0) * (n1 - n0)) * cs > l2 / 2 &&
-                            (size_t)(kcb * ncb) * es <= l2 * 3 / 4;
-        }
-        /* several jc passes: pack A once for all of them if it is not huge */
-        int a_all = n1 - n0 > jr.bl.nc && (double)mpad * (double)kall * (double)es <= 32e6;
-        size_t abytes = j->packed_a ? 0 : (size_t)(a_all ? mpad * kall : mc * kc) * es;
-        abytes = base_round_up(abytes, BASE_ALIGN);
-        int slot = -1;
-        const size_t need = abytes + (size_t)(kc * nc) * es;
-        if (need == 0) {
-            /* both operands pre-packed: nothing to pack, no workspace */
-            run_packed_range(&jr, m0, m1, n0, n1, NULL, NULL, 0);
-            continue;
-        }
-        char *ws = base_scratch_get(need, &slot);
-        if (!ws && j->packed_a) {
-            run_packed_a_nomem(&jr, m0, m1, n0, n1);
-            continue;
-        }
-        if (!ws && j->packed) {
-            /* no memory: pack A one micro-panel at a time on the stack */
-            char stack_a[64 * 1024] __attribute__((aligned(64)));
-            gjob_t small = *j;
-            small.bl.mc = mr;
-            if ((size_t)(mr * kc) * es <= sizeof stack_a)
-                run_packed_range(&small, m0, m1, n0, n1, stack_a, NULL, 0);
-            continue;
-        }
-        if (!ws) {
-            /* no memory for packing: the reference kernel needs none */
-            const char *ap = (const char *)j->A + (size_t)(j->ta ? m0 : m0 * j->lda) * kn->srcsz;
-            const char *bp = (const char *)j->B + (size_t)(j->tb ? n0 * j->ldb : n0) * kn->srcsz;
-            kn->fallback(j->ta, j->tb, m1 - m0, n1 - n0, j->K, j->alpha, ap, j->lda, bp, j->ldb,
-                         j->beta, (char *)j->C + (size_t)(m0 * j->ldc + n0) * cs, j->ldc);
-            if (j->epi)
-                epi_block_scalar(j->epi, j->C, j->ldc, m0, m1, n0, n1);
-            continue;
-        }
-        run_packed_range(&jr, m0, m1, n0, n1, ws, ws + abytes, a_all);
-        base_scratch_put(ws, slot);
+        gemm_block(j, m0, m1, n0, n1);
+        if (j->then)
+            j->then(j->then_ctx, m0, m1, n0, n1);
     }
 }
 
 /* The tm x tn grid of `tasks` tasks with the least per-task cost (ties go
  * to splitting N: each task then reads only its part of B); 0 when no grid
  * fits the tile counts. A task's cost per k step: its area of C (multiply-
- * adds) plus GRID_OPERAND_COST per row of A and per column of B it reads,
- * since every task packs (or streams, pre-packed) all of its rows and
- * columns: splitting M makes every task pack all of B. On 2 threads,
- * ResNet-50's 512 -> 128 1x1 at 28x28 (M = 128, N = 784) split by N ran
- * 0.603 -> 0.573 ms; its 1024 -> 256 at 14x14 (N = 196, 13 column tiles)
- * stays split by M (0.61 ms; by N 0.66). */
+ * adds) plus, per row of A and per column of B it reads, GRID_PACK_COST for
+ * an operand it packs on this call and GRID_STREAM_COST for one packed
+ * ahead (weights) that it only streams: splitting M makes every task read
+ * all of B, splitting N makes every task pack all of op(A). Both packed per
+ * call: 16 each. On 2 threads, ResNet-50's 512 -> 128 1x1 at 28x28 (W
+ * packed ahead as A, M = 128, N = 784) split by N ran 0.603 -> 0.573 ms;
+ * its 1024 -> 256 at 14x14 with W as A (N = 196, 13 column tiles) split by
+ * M 0.61 ms, by N 0.66. With pre-packed B the costs 24 / 8 (they were 16 /
+ * 16: Xeon, 2 threads, medians of 5 alternating `cairn run`) split the
+ * pixel-major 1024 -> 256 at 14x14 (196 x 256 x 1024, A = X transposed) by
+ * M, 0.350 -> 0.302 ms, and the transformers' N = 384 projections (K = 384
+ * and 1536): ResNet-50 23.94 -> 23.38 ms, MiniLM encoder seq 128 8.28 ->
+ * 8.09, batch 8 63.18 -> 62.43, seq 512 37.72 -> 37.05; GPT-2 (N >= 768)
+ * level. 32 / 8 and 20 / 12 measured the same as 24 / 8. */
 #define GRID_OPERAND_COST 16.0
+#define GRID_PACK_COST 24.0
+#define GRID_STREAM_COST 8.0
 static int task_grid(const gjob_t *j, int tasks, int64_t mt, int64_t nt, int *tm_out, int *tn_out)
 {
     const int mr = j->kn.mr, nr = j->kn.nr;
@@ -643,7 +664,13 @@ static int task_grid(const gjob_t *j, int tasks, int64_t mt, int64_t nt, int *tm
             continue;
         const double rows = (double)((mt + tm - 1) / tm * mr);
         const double cols = (double)((nt + tn - 1) / tn * nr);
-        const double cost = rows * cols + GRID_OPERAND_COST * (rows + cols);
+        const double ga = j->packed     ? GRID_PACK_COST
+                          : j->packed_a ? GRID_STREAM_COST
+                                        : GRID_OPERAND_COST;
+        const double gb = j->packed     ? GRID_STREAM_COST
+                          : j->packed_a ? GRID_PACK_COST
+                                        : GRID_OPERAND_COST;
+        const double cost = rows * cols + ga * rows + gb * cols;
         if (best < 0 || cost < best) {
             best = cost;
             *tm_out = tm;
@@ -1079,9 +1106,10 @@ static void gemv_task(void *ctx, size_t begin, size_t end, int worker)
     }
 }
 
-cairn_status_t gemm_f32_packed(const kctx_t *k, int transA, int64_t M, int64_t N, int64_t K,
-                               float alpha, const float *A, int64_t lda, const void *packed,
-                               float beta, float *C, int64_t ldc, const gemm_epilogue_t *epi)
+static cairn_status_t packed_run(const kctx_t *k, int transA, int64_t M, int64_t N, int64_t K,
+                                 float alpha, const float *A, int64_t lda, const void *packed,
+                                 float beta, float *C, int64_t ldc, const gemm_epilogue_t *epi,
+                                 gemm_block_fn then, void *then_ctx)
 {
     packed_header_t h;
     if (!packed)
@@ -1091,7 +1119,7 @@ cairn_status_t gemm_f32_packed(const kctx_t *k, int transA, int64_t M, int64_t N
     if (M <= 0 || N <= 0)
         return CAIRN_OK;
     const gemm_f32_variant_t *v = &gemm_f32_variants[h.variant];
-    if (M <= 4 && beta == 0.0f && K > 0 && v->gemv_packed) {
+    if (M <= 4 && beta == 0.0f && K > 0 && v->gemv_packed && !then) {
         /* a GEMV-like product (a classifier, a decoding step): reading B
          * is the work; A is used in place and no tile computes padding rows */
         gemm_epilogue_t local;
@@ -1120,7 +1148,25 @@ cairn_status_t gemm_f32_packed(const kctx_t *k, int transA, int64_t M, int64_t N
     j.bl.kc = h.kc;
     j.packed = (const char *)packed + PACKED_HEADER;
     j.npad = h.npad;
+    j.then = then;
+    j.then_ctx = then_ctx;
     return gemm_launch(&j, k) ? CAIRN_ERR_OUT_OF_MEMORY : CAIRN_OK;
+}
+
+cairn_status_t gemm_f32_packed(const kctx_t *k, int transA, int64_t M, int64_t N, int64_t K,
+                               float alpha, const float *A, int64_t lda, const void *packed,
+                               float beta, float *C, int64_t ldc, const gemm_epilogue_t *epi)
+{
+    return packed_run(k, transA, M, N, K, alpha, A, lda, packed, beta, C, ldc, epi, NULL, NULL);
+}
+
+cairn_status_t gemm_f32_packed_then(const kctx_t *k, int transA, int64_t M, int64_t N, int64_t K,
+                                    const float *A, int64_t lda, const void *packed, float *C,
+                                    int64_t ldc, gemm_block_fn then, void *ctx)
+{
+    if (!then)
+        return base_error(CAIRN_ERR_INVALID_ARGUMENT, "gemm_f32_packed_then: null hook");
+    return packed_run(k, transA, M, N, K, 1.0f, A, lda, packed, 0.0f, C, ldc, NULL, then, ctx);
 }
 
 /* ---- pre-packed A ---- */

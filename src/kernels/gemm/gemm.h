@@ -145,6 +145,18 @@ cairn_status_t gemm_f32_packed(const kctx_t *k, int transA, int64_t M, int64_t N
                                float alpha, const float *A, int64_t lda, const void *packed,
                                float beta, float *C, int64_t ldc, const gemm_epilogue_t *epi);
 
+/* C = op(A) B with B pre-packed, no epilogue, then then(ctx, m0, m1, n0,
+ * n1) for each task's block of C (rows [m0, m1) x columns [n0, n1)) once
+ * it is complete, on the thread that computed it, while the block is still
+ * in its caches: a consumer of C (a transposed store, say) then needs no
+ * parallel region of its own and reads no lines another core wrote. On
+ * several threads the tasks split M (rows of C) where there are panels
+ * enough, so that each holds whole rows. */
+typedef void (*gemm_block_fn)(void *ctx, int64_t m0, int64_t m1, int64_t n0, int64_t n1);
+cairn_status_t gemm_f32_packed_then(const kctx_t *k, int transA, int64_t M, int64_t N, int64_t K,
+                                    const float *A, int64_t lda, const void *packed, float *C,
+                                    int64_t ldc, gemm_block_fn then, void *ctx);
+
 /* Pre-packed A, the mirror of pre-packed B for products whose constant
  * operand is on the left (convolution: Y = W * im2col(X)): pack op(A)
  * (M x K) once into gemm_f32_packed_a_size bytes (64-byte aligned), then
