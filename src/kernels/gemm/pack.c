@@ -36,7 +36,7 @@ static inline __attribute__((always_inline)) void pack_a_t_full(const float *s, 
 void gemm_f32_pack_a(int transA, const float *A, int64_t lda, int64_t i0, int64_t p0, int64_t mc,
                      int64_t kc, int mr, float *dst)
 {
-    if (transA && (mr == 4 || mr == 6 || mr == 8 || mr == 12 || mr == 16)) {
+    if (transA && (mr == 4 || mr == 6 || mr == 8 || mr == 12 || mr == 14 || mr == 16)) {
         const int64_t full = mc / mr * mr;
         const float *s = A + p0 * lda + i0;
         switch (mr) { /* fixed-size copies the compiler inlines */
@@ -44,6 +44,7 @@ void gemm_f32_pack_a(int transA, const float *A, int64_t lda, int64_t i0, int64_
         case 6: pack_a_t_full(s, lda, full, kc, 6, dst); break;
         case 8: pack_a_t_full(s, lda, full, kc, 8, dst); break;
         case 12: pack_a_t_full(s, lda, full, kc, 12, dst); break;
+        case 14: pack_a_t_full(s, lda, full, kc, 14, dst); break; /* the AVX-512 tiles */
         default: pack_a_t_full(s, lda, full, kc, 16, dst); break;
         }
         if (full == mc)
