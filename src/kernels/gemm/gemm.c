@@ -1044,7 +1044,7 @@ static cairn_status_t packed_check(const char *what, uint32_t magic, const packe
                           what, (long long)h->K, (long long)h->N, (long long)K, (long long)rows,
                           a_side ? "M" : "N");
     const gemm_f32_variant_t *v = &gemm_f32_variants[h->variant];
-    if (v->isa > base_isa_select(CAIRN_ISA_AUTO))
+    if (v->isa > base_cpu()->best_isa) /* not the CAIRN_ISA cap: no getenv per call */
         return base_error(CAIRN_ERR_INVALID_ARGUMENT,
                           "%s: the buffer was packed for the %s kernel, which this CPU cannot run",
                           what, v->name);

@@ -996,9 +996,34 @@ static void pack_kmajor(const float *src, int64_t ld, int lanes_valid, int64_t k
     }
 }
 
+/* op(A) = A^T (a convolution's channel planes: its pixels are the rows of
+ * the product) into panels of mr <= 16 rows: each k step of a panel is mr
+ * consecutive floats of one row of A, one masked vector in and one out,
+ * the rows past the block's end zero. K in steps of 8 rows of A across
+ * every panel, a few long runs for the prefetchers (as pack.c). */
+static void pack_a_t16(const float *A, int64_t lda, int64_t i0, int64_t p0, int64_t mc,
+                       int64_t kc, int mr, float *dst)
+{
+    const __mmask16 out = lanes(mr);
+    for (int64_t k0 = 0; k0 < kc; k0 += 8) {
+        const int64_t kn = kc - k0 < 8 ? kc - k0 : 8;
+        for (int64_t q = 0; q < mc; q += mr) {
+            const __mmask16 in = lanes((int)(mc - q < mr ? mc - q : mr));
+            const float *r = A + (p0 + k0) * lda + i0 + q;
+            float *d = dst + q * kc + k0 * mr;
+            for (int64_t k = 0; k < kn; k++)
+                _mm512_mask_storeu_ps(d + k * mr, out, _mm512_maskz_loadu_ps(in, r + k * lda));
+        }
+    }
+}
+
 void gemm_f32_pack_a_avx512(int transA, const float *A, int64_t lda, int64_t i0, int64_t p0,
                             int64_t mc, int64_t kc, int mr, float *dst)
 {
+    if (transA && mr <= 16) {
+        pack_a_t16(A, lda, i0, p0, mc, kc, mr, dst);
+        return;
+    }
     if (transA || mr > 32) {
         gemm_f32_pack_a(transA, A, lda, i0, p0, mc, kc, mr, dst);
         return;
