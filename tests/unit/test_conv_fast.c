@@ -762,9 +762,39 @@ static void test_store_t(void)
     }
 }
 
+/* The stride-2 phase row copy: each vector form against the portable one
+ * for lengths around the 16-lane blocks, from a source of exactly 2 n - 1
+ * floats (a read past it is a heap overflow under the sanitizers) into a
+ * destination whose tail must stay untouched. */
+static void test_copy_s2(void)
+{
+    check_rng_t r = {91};
+    for (int64_t n = 1; n <= 50; n++) {
+        float *src = malloc(sizeof(float) * (size_t)(2 * n - 1));
+        float *d0 = malloc(sizeof(float) * (size_t)(n + 3));
+        float *d1 = malloc(sizeof(float) * (size_t)(n + 3));
+        check_fill_f32(&r, src, 2 * n - 1, -3, 3);
+        for (int64_t i = 0; i < n + 3; i++)
+            d0[i] = d1[i] = -9.0f;
+        conv_copy_s2_f32_ref(d0, src, n);
+        int64_t bad = -1;
+        for (int64_t i = 0; i < n + 3 && bad < 0; i++)
+            if (d0[i] != (i < n ? src[2 * i] : -9.0f))
+                bad = i;
+        CHECK_MSG(bad < 0, "copy_s2 ref, n %lld: element %lld", (long long)n, (long long)bad);
+        if (base_cpu()->best_isa >= CAIRN_ISA_AVX512) {
+            conv_copy_s2_f32_avx512(d1, src, n);
+            CHECK_MSG(!memcmp(d0, d1, sizeof(float) * (size_t)(n + 3)),
+                      "copy_s2 avx512, n %lld: differs from the portable copy", (long long)n);
+        }
+        free(src), free(d0), free(d1);
+    }
+}
+
 int main(void)
 {
     test_winograd_accuracy();
+    test_copy_s2();
     test_store_t();
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
         run_case(&cases[i], 100 + i);

@@ -184,4 +184,10 @@ void conv_store_t_f32_avx2(const float *ct, int64_t P, int64_t M, int64_t c0, in
 void conv_store_t_f32_avx512(const float *ct, int64_t P, int64_t M, int64_t c0, int64_t c1,
                              const gemm_epilogue_t *e, float *y, int64_t ldy);
 
+/* d[i] = s[2 i], i < n: a row of a stride-2 phase plane (the direct
+ * path's zero-padded copy, fast.c's pad_planes). Reads s[0 .. 2 n - 2]
+ * only. */
+void conv_copy_s2_f32_ref(float *d, const float *s, int64_t n);
+void conv_copy_s2_f32_avx512(float *d, const float *s, int64_t n);
+
 #endif

@@ -568,6 +568,9 @@ static void pad_planes(void *ctx, size_t begin, size_t end, int worker)
     const dgeom_t *g = &j->g;
     const int64_t H = p->in[1], W = p->in[2], pt = p->pad[1], pl = p->pad[2];
     const int64_t plane = j->pstride ? j->pstride : g->hq * g->wq;
+    void (*copy_s2)(float *, const float *, int64_t) =
+        base_isa_select(CAIRN_ISA_AUTO) >= CAIRN_ISA_AVX512 ? conv_copy_s2_f32_avx512
+                                                            : conv_copy_s2_f32_ref;
     for (size_t t = begin; t < end; t++) {
         const int64_t c = (int64_t)t / (g->sh * g->sw), ph = (int64_t)t % (g->sh * g->sw);
         const int64_t a = ph / g->sw, b = ph % g->sw;
@@ -588,6 +591,8 @@ static void pad_planes(void *ctx, size_t begin, size_t end, int worker)
             memset(d, 0, (size_t)lo * sizeof(float));
             if (g->sw == 1)
                 memcpy(d + lo, xr, (size_t)(hi - lo) * sizeof(float));
+            else if (g->sw == 2) /* the stems' 7x7 / 3x3 stride 2 */
+                copy_s2(d + lo, xr, hi - lo);
             else
                 for (int64_t q = lo; q < hi; q++)
                     d[q] = xr[(q - lo) * g->sw];
@@ -661,6 +666,12 @@ void conv_store_t_f32_ref(const float *ct, int64_t P, int64_t M, int64_t c0, int
                 v += e->residual[c * e->ldr + q];
             y[c * ldy + q] = gemm_act_apply_f32(e->post_act, v, e->post_lo, e->post_hi);
         }
+}
+
+void conv_copy_s2_f32_ref(float *d, const float *s, int64_t n)
+{
+    for (int64_t i = 0; i < n; i++)
+        d[i] = s[2 * i];
 }
 
 /* the pixels a strided 1x1 reads, compact in planes ps apart (0 where

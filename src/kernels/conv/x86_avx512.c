@@ -57,7 +57,27 @@ void conv_store_t_f32_avx512(const float *ct, int64_t P, int64_t M, int64_t c0, 
     }
 }
 
+/* 16 outputs a step: two loads (the second under a mask at the row's
+ * end) and one two-source permute of the even lanes */
+void conv_copy_s2_f32_avx512(float *d, const float *s, int64_t n)
+{
+    const __m512i even = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28,
+                                           30);
+    for (int64_t i = 0; i < n; i += 16) {
+        /* inputs s[2 i .. 2 i + 30]; the last one read is s[2 n - 2] */
+        const int64_t left = 2 * (n - i) - 1;
+        const __m512 a = _mm512_maskz_loadu_ps(lanes16(left), s + 2 * i);
+        const __m512 b = _mm512_maskz_loadu_ps(lanes16(left - 16), s + 2 * i + 16);
+        _mm512_mask_storeu_ps(d + i, lanes16(n - i), _mm512_permutex2var_ps(a, even, b));
+    }
+}
+
 #else
+
+void conv_copy_s2_f32_avx512(float *d, const float *s, int64_t n)
+{
+    conv_copy_s2_f32_ref(d, s, n);
+}
 
 void conv_store_t_f32_avx512(const float *ct, int64_t P, int64_t M, int64_t c0, int64_t c1,
                              const gemm_epilogue_t *e, float *y, int64_t ldy)
