@@ -68,6 +68,15 @@ int main(void)
 {
     const char *full = getenv("CAIRN_VMATH_FULL");
     const uint64_t stride = full && full[0] == '1' ? 1u : DEFAULT_STRIDE;
+    /* CAIRN_VMATH_PART=i/n: only the i-th of n equal ranges of the bit
+     * patterns (ctest runs the full sweep as parts side by side) */
+    uint64_t u0 = 0, u1 = 1ull << 32;
+    const char *part = getenv("CAIRN_VMATH_PART");
+    unsigned pi = 0, pn = 1;
+    if (part && sscanf(part, "%u/%u", &pi, &pn) == 2 && pn > 0 && pi < pn) {
+        u0 = (1ull << 32) / pn * pi;
+        u1 = pi + 1 == pn ? 1ull << 32 : (1ull << 32) / pn * (pi + 1);
+    }
     const eltwise_f32_variant_t *vs[4];
     int nv = 0;
     for (int i = 0; i < eltwise_f32_n_variants; i++) {
@@ -75,15 +84,16 @@ int main(void)
         if (v->unary && eltwise_f32_variant_for(v->isa) == v)
             vs[nv++] = v;
     }
-    printf("vmath: %d variant(s), stride %llu\n", nv, (unsigned long long)stride);
+    printf("vmath: %d variant(s), stride %llu, bit patterns [%#llx, %#llx)\n", nv,
+           (unsigned long long)stride, (unsigned long long)u0, (unsigned long long)u1);
     static float x[BLK], y[4][BLK];
     static double r[BLK];
     for (int c = 0; c < NCASES; c++) {
         double worst[4] = {0};
         float worst_x[4] = {0};
-        for (uint64_t u = 0; u < (1ull << 32);) {
+        for (uint64_t u = u0; u < u1;) {
             int n = 0;
-            for (; n < BLK && u < (1ull << 32); n++, u += stride)
+            for (; n < BLK && u < u1; n++, u += stride)
                 x[n] = bits_f((uint32_t)u);
             for (int k = 0; k < nv; k++)
                 vs[k]->unary(cases[c].op, x, y[k], n);
