@@ -110,6 +110,10 @@ static void test_2d(const kpool_f32_variant_t *v, base_pool_t *pool)
             uint64_t u = check_rng_next(&r) % 6;
             in[d] = u == 0 ? 1 : u < 3 ? 1 + (int64_t)(check_rng_next(&r) % 9)
                                        : 1 + (int64_t)(check_rng_next(&r) % 60);
+            /* every tenth case large enough (planes of 4096+ inputs, 16+
+             * output rows) for the 2-thread runs to split rows, not planes */
+            if (it % 10 == 9)
+                in[d] = 64 + (int64_t)(check_rng_next(&r) % 70);
             p.kernel[d] = 1 + (int64_t)(check_rng_next(&r) % 6);
             if (check_rng_next(&r) % 3 == 0)
                 p.kernel[d] = 3;

@@ -84,8 +84,44 @@ static void kpf_task(void *c, size_t b, size_t e, int w)
         j->v->gavg(x, y, n, j->in_plane);
 }
 
+/* Band t of `bands` (output rows in proportion) over every plane: j->g's
+ * rows restricted, the plane loop inside the kernel. */
+typedef struct kpf_band {
+    const kpf_job_t *j;
+    int64_t planes, bands;
+} kpf_band_t;
+
+static void kpf_band_task(void *c, size_t b, size_t e, int w)
+{
+    (void)w;
+    const kpf_band_t *bj = c;
+    const kpf_job_t *j = bj->j;
+    for (size_t t = b; t < e; t++) {
+        kpool_geom_t g = j->g;
+        g.oh0 = g.OH * (int64_t)t / bj->bands;
+        g.oh1 = g.OH * ((int64_t)t + 1) / bj->bands;
+        if (j->kind == 0)
+            j->v->max2d(j->x, j->y, bj->planes, &g);
+        else
+            j->v->avg2d(j->x, j->y, bj->planes, &g);
+    }
+}
+
 static void kpf_run(kpf_job_t *j, int64_t planes, const kctx_t *k)
 {
+    const int th = k && k->pool && k->threads > 1 ? k->threads : 1;
+    /* Large planes on several threads: one band of output rows per thread
+     * over every plane, rather than planes apiece. The convolutions before
+     * (the direct path's pixel tiles) and after split pixels by rows the
+     * same way, so each thread pools what it wrote. ResNet-50's stem pool
+     * (64 planes of 112 x 112) on 2 threads, per-step medians of 7
+     * profiles, Xeon: the pool 0.112 -> 0.109 ms and the 1x1 after it,
+     * which now reads what its own thread pooled, 0.118 -> 0.094. */
+    if (th > 1 && j->kind != 2 && j->in_plane >= 4096 && j->g.OH >= 8 * th) {
+        kpf_band_t bj = {j, planes, th};
+        base_pool_parallel_for_1d(k->pool, (size_t)th, 1, kpf_band_task, &bj);
+        return;
+    }
     const int64_t w = j->in_plane + j->out_plane;
     int64_t g = w > 0 ? 32768 / w : 1;
     if (g < 1)
@@ -123,6 +159,7 @@ static int kpf_geom2d(const ktensor_t *x, const ktensor_t *y, const kpool_params
     g->PW = (need + 15) / 16 * 16;
     if (g->PW * g->kh > lim)
         return 0;
+    g->oh0 = 0, g->oh1 = g->OH;
     j->in_plane = g->H * g->W;
     j->out_plane = g->OH * g->OW;
     return 1;

@@ -30,6 +30,7 @@ typedef struct kpool_geom {
     int64_t pbh, pbw, peh, pew; /* padding begin / end */
     int64_t PW;                 /* floats per padded row copy */
     int count_include_pad;
+    int64_t oh0, oh1; /* the output rows computed in each plane (0, OH: all) */
 } kpool_geom_t;
 
 /* planes consecutive (n, c) planes of x (H*W each) into y (OH*OW each). */

@@ -170,7 +170,7 @@ KP(plane2d)(const float *x, float *y, int64_t planes, const kpool_geom_t *g, int
         float *yp = y + pl * OH * OW;
         KP(ring_t) ring;
         KP(ring_init)(&ring, buf, g->kh, g->PW, is_max ? -INFINITY : 0.0f);
-        for (int64_t oh = 0; oh < OH; oh++) {
+        for (int64_t oh = g->oh0; oh < g->oh1; oh++) {
             const int nr = KP(rows)(&ring, xp, g, oh, rows);
             const double rowc =
                 is_max ? 0.0
