@@ -335,6 +335,12 @@ static const tcase_t cases[] = {
     /* a stem-like short-K layer whose output rows (103 wide) are not a
      * multiple of the tile width: tiles by rows, the last of each partial */
     {"direct stem rows, partial last tile", 2, 1, 3, 20, 1, {8, 205}, {3, 3}, {2, 2}, {1, 1}, {1, 1}, {1, 1}},
+    /* rows an odd multiple of half the tile wide (the stems' 112 = 3 x 32
+     * + 16 with the AVX-512 tiles): each row's last 16 columns through the
+     * half-tile kernel, partial channel panels (20 = 14 + 6, 30 = 14 + 14 +
+     * 2), a short K and the 7x7 stem's K = 147 */
+    {"direct stem rows 48 wide", 2, 1, 3, 20, 1, {10, 96}, {3, 3}, {2, 2}, {1, 1}, {1, 1}, {1, 1}},
+    {"direct 7x7 stride 2 rows 80 wide", 2, 1, 3, 30, 1, {17, 160}, {7, 7}, {2, 2}, {1, 1}, {3, 3}, {3, 3}},
     /* a last channel panel of 3, 4 and 5 rows (of 6) with whole-tile runs:
      * those rows alone, stored from the registers */
     {"direct 1x1 last panel 3", 2, 1, 20, 9, 1, {8, 16}, {1, 1}, {1, 1}, {1, 1}, {0, 0}, {0, 0}},

@@ -1305,6 +1305,24 @@ static void indb_tile(const ijob_t *j, int64_t s0, int64_t s1, int64_t p0, int64
         run_c[nrun] = c - j0;
         c += run_n[nrun++];
     }
+    const float *epi_bias0 =
+        j->epi && j->epi->bias && j->epi->bias_kind == GEMM_BIAS_ROW ? j->epi->bias : NULL;
+    if (v->indb_half && j->fast_epi && nrun == 1 && run_n[0] == nr / 2 && s1 - s0 == nr / 2 &&
+        j->K <= j->kc) {
+        /* an output row's last half tile (tiles by rows): its own kernel,
+         * no padding columns, the whole K in one call */
+        gemm_indb_epi_t eh = j->iepi;
+        for (int64_t p = p0; p < p1; p++) {
+            const int64_t i = p * mr;
+            eh.bias = epi_bias0 ? epi_bias0 + i : NULL;
+            eh.res = j->epi && j->epi->residual ? j->epi->residual + i * j->epi->ldr + run_d[0]
+                                                : NULL;
+            eh.C = j->C + i * j->ldc + run_d[0];
+            v->indb_half((int)min64(mr, j->M - i), j->K, j->pa + p * mr * j->K, b->base + s0,
+                         b->off, &eh);
+        }
+        return;
+    }
     gemm_tile_epi_t te;
     /* the kernel's own epilogue: one run of NR columns at the tile's start */
     gemm_indb_epi_t ep;
@@ -1438,7 +1456,8 @@ cairn_status_t gemm_f32_packed_a_indb(const kctx_t *k, int64_t M, int64_t K,
      * ResNet-50's (K = 147) was 4 % slower that way (its 12 % of extra
      * columns outweigh the buffer) */
     if (b->in_w > 0 && (b->N - b->out_w) % b->in_w == 0 &&
-        (b->out_w % v->nr == 0 || (b->out_w >= 3 * v->nr && K <= 64))) {
+        (b->out_w % v->nr == 0 || (b->out_w >= 3 * v->nr && K <= 64) ||
+         (v->indb_half && b->out_w % v->nr == v->nr / 2 && K <= (int64_t)h.kc))) {
         j.tpr = (b->out_w + v->nr - 1) / v->nr;
         j.nt = ((b->N - b->out_w) / b->in_w + 1) * j.tpr;
     }

@@ -162,6 +162,14 @@ typedef struct gemm_f32_variant {
     /* inda with the same spread prefetch of npf lines at pf (NULL: none) */
     void (*inda_pf)(int64_t kc, const float *const *px, const int64_t *off, const float *Bp,
                     float *T, int acc, const char *pf, int64_t npf);
+    /* Indirect-B half tile (NULL: none): rows [0, rows) of the packed A
+     * panel times NR / 2 columns of the kc rows at B + off[k] (the whole K
+     * in one call), through ep's epilogue (acc_c 0, no column bias) into
+     * ep->C. An output row's last tile when its width is an odd multiple of
+     * NR / 2 (the stems' 112 = 3 x 32 + 16 columns with the AVX-512 tile),
+     * so that its tiles go by rows with no padding columns computed. */
+    void (*indb_half)(int rows, int64_t kc, const float *A, const float *B, const int64_t *off,
+                      const struct gemm_indb_epi *ep);
 } gemm_f32_variant_t;
 
 /* Best first. */
@@ -328,6 +336,8 @@ void gemm_f32_gemv_packed_avx512(int m, int64_t K, int64_t kc, int64_t npad, flo
                                  int64_t n0, int64_t n1, float *C, int64_t ldc);
 void gemm_f32_indb_14x32_avx512(int64_t kc, const float *A, const float *B, const int64_t *off,
                                 float *T, int acc, const gemm_indb_epi_t *ep);
+void gemm_f32_indb_half_avx512(int rows, int64_t kc, const float *A, const float *B,
+                               const int64_t *off, const struct gemm_indb_epi *ep);
 void gemm_f32_indb_part_avx512(int rows, int64_t kc, const float *A, const float *B,
                                const int64_t *off, const gemm_indb_epi_t *ep);
 void gemm_f32_tile_store_avx512(const float *T, int m, int n, float *C, int64_t ldc,

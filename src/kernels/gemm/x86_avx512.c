@@ -767,6 +767,49 @@ void gemm_f32_indb_part_avx512(int rows, int64_t kc, const float *A, const float
 #undef INDB_PART
 }
 
+/* rows [0, ROWS) x 16 columns: one B vector and ROWS broadcasts a k step
+ * (14 accumulators cover the FMA latency), then ep's epilogue and the
+ * stores from the registers */
+ALWAYS_INLINE void indb_half_rows(const int ROWS, int64_t kc, const float *A, const float *B,
+                                  const int64_t *off, const gemm_indb_epi_t *ep)
+{
+    __m512 c[MR];
+#pragma GCC unroll 16
+    for (int r = 0; r < ROWS; r++)
+        c[r] = _mm512_setzero_ps();
+    for (int64_t k = 0; k < kc; k++) {
+        const __m512 b = _mm512_loadu_ps(B + off[k]);
+#pragma GCC unroll 16
+        for (int r = 0; r < ROWS; r++)
+            c[r] = _mm512_fmadd_ps(_mm512_set1_ps(A[r]), b, c[r]);
+        A += MR;
+    }
+#pragma GCC unroll 16
+    for (int r = 0; r < ROWS; r++) {
+        __m512 x = c[r];
+        if (ep->bias)
+            x = _mm512_add_ps(x, _mm512_set1_ps(ep->bias[r]));
+        x = indb_clamp512(x, ep->act, ep->lo, ep->hi);
+        if (ep->res)
+            x = _mm512_add_ps(x, _mm512_loadu_ps((const float *)((const char *)ep->res +
+                                                                 r * ep->ldr_bytes)));
+        _mm512_storeu_ps((float *)((char *)ep->C + r * ep->ldc_bytes),
+                         indb_clamp512(x, ep->post, ep->plo, ep->phi));
+    }
+}
+
+void gemm_f32_indb_half_avx512(int rows, int64_t kc, const float *A, const float *B,
+                               const int64_t *off, const gemm_indb_epi_t *ep)
+{
+    if (rows >= MR) {
+        indb_half_rows(MR, kc, A, B, off, ep);
+        return;
+    }
+#define INDB_HALF(r) indb_half_rows(r, kc, A, B, off, ep)
+    PART_ROWS(rows, INDB_HALF)
+#undef INDB_HALF
+}
+
 void gemm_f32_tile_store_avx512(const float *T, int m, int n, float *C, int64_t ldc,
                                 const gemm_tile_epi_t *e)
 {
@@ -1337,6 +1380,11 @@ void gemm_f32_indb_14x32_avx512(int64_t kc, const float *A, const float *B, cons
     (void)kc, (void)A, (void)B, (void)off, (void)T, (void)acc, (void)ep;
 }
 void gemm_f32_indb_part_avx512(int rows, int64_t kc, const float *A, const float *B,
+                               const int64_t *off, const gemm_indb_epi_t *ep)
+{
+    (void)rows, (void)kc, (void)A, (void)B, (void)off, (void)ep;
+}
+void gemm_f32_indb_half_avx512(int rows, int64_t kc, const float *A, const float *B,
                                const int64_t *off, const gemm_indb_epi_t *ep)
 {
     (void)rows, (void)kc, (void)A, (void)B, (void)off, (void)ep;
