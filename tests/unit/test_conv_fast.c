@@ -341,6 +341,9 @@ static const tcase_t cases[] = {
      * 2), a short K and the 7x7 stem's K = 147 */
     {"direct stem rows 48 wide", 2, 1, 3, 20, 1, {10, 96}, {3, 3}, {2, 2}, {1, 1}, {1, 1}, {1, 1}},
     {"direct 7x7 stride 2 rows 80 wide", 2, 1, 3, 30, 1, {17, 160}, {7, 7}, {2, 2}, {1, 1}, {3, 3}, {3, 3}},
+    /* phase planes large enough (24 planes of 59 x 59) to be copied in row
+     * bands on 2 threads */
+    {"direct 7x7 stride 2 banded copy", 2, 1, 6, 16, 1, {112, 112}, {7, 7}, {2, 2}, {1, 1}, {3, 3}, {3, 3}},
     /* a last channel panel of 3, 4 and 5 rows (of 6) with whole-tile runs:
      * those rows alone, stored from the registers */
     {"direct 1x1 last panel 3", 2, 1, 20, 9, 1, {8, 16}, {1, 1}, {1, 1}, {1, 1}, {0, 0}, {0, 0}},
