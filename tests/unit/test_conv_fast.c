@@ -303,6 +303,9 @@ static const tcase_t cases[] = {
     {"indirect-A 3x3 deep", 2, 1, 64, 100, 1, {7, 7}, {3, 3}, {1, 1}, {1, 1}, {1, 1}, {1, 1}},
     /* more pixel tiles than one accumulator group (32 tiles), K in 2 blocks */
     {"indirect-A tall", 2, 1, 32, 64, 1, {40, 13}, {3, 3}, {1, 1}, {2, 1}, {1, 1}, {1, 1}},
+    /* weights over 1.5 L2 (3.3 MB; L2 2 MB): the 2-thread runs split the
+     * output channels, smaller ones the pixels */
+    {"indirect-A 3x3 heavy weights", 2, 1, 720, 128, 1, {5, 6}, {3, 3}, {1, 1}, {1, 1}, {1, 1}, {1, 1}},
     {"indirect-A 3x3 stride 2 dilated", 2, 1, 40, 64, 1, {13, 10}, {3, 3}, {2, 2}, {2, 1}, {2, 0}, {1, 2}},
     {"indirect-A 1x1", 2, 2, 300, 65, 1, {7, 7}, {1, 1}, {1, 1}, {1, 1}, {0, 0}, {0, 0}},
     /* a 14x14 1x1: pixel-major with the AVX-512 tiles, the packed GEMM

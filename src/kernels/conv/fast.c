@@ -635,8 +635,10 @@ static void pad_bands(void *ctx, size_t begin, size_t end, int worker)
  * its own copy but for the halo rows (ResNet-50's 7x7 stem, 12 phase planes,
  * in the model on 2 threads, per-step medians of 7 profiles: 0.732 ->
  * 0.654 ms, half of what each thread's tiles read had come from the other
- * core). The indirect-A path's stride-2 3x3s measured slower that way
- * (layer3.0's 0.691 -> 0.739 ms), so it copies by planes. */
+ * core). The indirect-A path's stride-2 3x3s measured slower that way,
+ * its tasks split by channels (layer3.0's 0.691 -> 0.739 ms) and by pixels
+ * (layer2.0's 0.690 -> 0.704, layer3.0's 0.669 -> 0.688), so it copies by
+ * planes. */
 static void pad_run(base_pool_t *pool, pad_job_t *pj, int bands)
 {
     const int64_t planes = pj->p->C * pj->g.sh * pj->g.sw;
