@@ -554,13 +554,13 @@ typedef struct pad_job {
     const unsigned char *used; /* sh x sw: phases some tap reads */
     int64_t pstride;           /* floats from one plane to the next (0: hq * wq) */
     int64_t bands;             /* pad_bands: how many */
+    void (*copy_s2)(float *, const float *, int64_t); /* pad_run's choice */
 } pad_job_t;
 
 /* Rows [i0, i1) of plane t (channel t / (sh sw), phase (a, b) = (t % (sh
  * sw)) / sw, t % sw): row i column j holds input (sh*i + a - pad[1], sw*j
  * + b - pad[2]), 0 outside X; planes no tap reads are left as they are. */
-static void pad_plane_rows(const pad_job_t *j, int64_t t, int64_t i0, int64_t i1,
-                           void (*copy_s2)(float *, const float *, int64_t))
+static void pad_plane_rows(const pad_job_t *j, int64_t t, int64_t i0, int64_t i1)
 {
     const conv_params_t *p = j->p;
     const dgeom_t *g = &j->g;
@@ -586,18 +586,12 @@ static void pad_plane_rows(const pad_job_t *j, int64_t t, int64_t i0, int64_t i1
         if (g->sw == 1)
             memcpy(d + lo, xr, (size_t)(hi - lo) * sizeof(float));
         else if (g->sw == 2) /* the stems' 7x7 / 3x3 stride 2 */
-            copy_s2(d + lo, xr, hi - lo);
+            j->copy_s2(d + lo, xr, hi - lo);
         else
             for (int64_t q = lo; q < hi; q++)
                 d[q] = xr[(q - lo) * g->sw];
         memset(d + hi, 0, (size_t)(g->wq - hi) * sizeof(float));
     }
-}
-
-static void (*copy_s2_fn(void))(float *, const float *, int64_t)
-{
-    return base_isa_select(CAIRN_ISA_AUTO) >= CAIRN_ISA_AVX512 ? conv_copy_s2_f32_avx512
-                                                              : conv_copy_s2_f32_ref;
 }
 
 /* Planes [begin, end), whole. One task per plane, not per channel: a
@@ -606,9 +600,8 @@ static void pad_planes(void *ctx, size_t begin, size_t end, int worker)
 {
     (void)worker;
     const pad_job_t *j = ctx;
-    void (*copy_s2)(float *, const float *, int64_t) = copy_s2_fn();
     for (size_t t = begin; t < end; t++)
-        pad_plane_rows(j, (int64_t)t, 0, j->g.hq, copy_s2);
+        pad_plane_rows(j, (int64_t)t, 0, j->g.hq);
 }
 
 /* Band [begin, end) of j->bands bands of rows, every plane: the rows the
@@ -619,13 +612,12 @@ static void pad_bands(void *ctx, size_t begin, size_t end, int worker)
 {
     (void)worker;
     const pad_job_t *j = ctx;
-    void (*copy_s2)(float *, const float *, int64_t) = copy_s2_fn();
     const int64_t planes = j->p->C * j->g.sh * j->g.sw;
     for (size_t bd = begin; bd < end; bd++) {
         const int64_t i0 = j->g.hq * (int64_t)bd / j->bands,
                       i1 = j->g.hq * ((int64_t)bd + 1) / j->bands;
         for (int64_t t = 0; t < planes; t++)
-            pad_plane_rows(j, t, i0, i1, copy_s2);
+            pad_plane_rows(j, t, i0, i1);
     }
 }
 
@@ -643,6 +635,8 @@ static void pad_run(base_pool_t *pool, pad_job_t *pj, int bands)
 {
     const int64_t planes = pj->p->C * pj->g.sh * pj->g.sw;
     const int th = pool ? base_pool_threads(pool) : 1;
+    pj->copy_s2 = base_isa_select(CAIRN_ISA_AUTO) >= CAIRN_ISA_AVX512 ? conv_copy_s2_f32_avx512
+                                                                      : conv_copy_s2_f32_ref;
     if (planes * pj->g.hq * pj->g.wq < 65536 || th < 2) {
         pad_planes(pj, 0, (size_t)planes, 0);
         return;
@@ -690,7 +684,7 @@ static cairn_status_t conv_direct(const kctx_t *k, const conv_params_t *p, int k
     for (int64_t n = 0; n < p->N; n++) {
         const float *x = X + n * p->C * in_sz;
         if (kind == 2) {
-            pad_job_t pj = {p, x, xp, g, used, 0, 0};
+            pad_job_t pj = {p, x, xp, g, used, 0, 0, NULL};
             pad_run(pool, &pj, 1);
         } else {
             b.base = x;
@@ -856,7 +850,7 @@ static cairn_status_t conv_inda(const kctx_t *k, const conv_params_t *p, const a
             static const unsigned char one[1] = {1};
             conv_params_t q = *p;
             q.stride[1] = q.stride[2] = 1;
-            pad_job_t pj = {&q, x, xp, {1, 1, g->hp, g->wp}, one, ps, 0};
+            pad_job_t pj = {&q, x, xp, {1, 1, g->hp, g->wp}, one, ps, 0, NULL};
             pad_run(pool, &pj, 0);
         } else if (ps) {
             /* a 1x1 whose planes are not 64-byte multiples: copied apart */

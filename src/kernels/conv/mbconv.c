@@ -330,7 +330,9 @@ static cairn_status_t px_stage(px_job_t *x, int64_t t)
                                j->X + x->n * p->C * HW + h0 * p->W, HW, j->W1p, 0.0f,
                                x->E + h0 * p->W * E, E, &j->e1);
     }
-    if (x->stage == 1) {
+    /* stage 1: the depthwise rows, then their projection in the same task
+     * (it reads only the depthwise rows this task just wrote) */
+    {
         const int64_t pad = p->K / 2, rowf = p->W * E;
         const float *rows[15];
         for (int64_t oh = o0; oh < o1; oh++) {
@@ -341,8 +343,6 @@ static cairn_status_t px_stage(px_job_t *x, int64_t t)
             j->row(rows, p->W, E, 0, E, p->K, p->stride, j->wt, j->bd, p->lo2, p->hi2,
                    x->D + oh * p->OW * E, p->OW);
         }
-        /* the projection of the same rows follows in the same task: it
-         * reads only the depthwise rows this task just wrote */
     }
     const int64_t q0 = o0 * p->OW, yoff = x->n * p->M * OHW + q0;
     const gemm_inda_t ia = {x->D, x->pix + q0, (o1 - o0) * p->OW, j->off};

@@ -1305,7 +1305,7 @@ static void indb_tile(const ijob_t *j, int64_t s0, int64_t s1, int64_t p0, int64
         run_c[nrun] = c - j0;
         c += run_n[nrun++];
     }
-    const float *epi_bias0 =
+    const float *epi_bias =
         j->epi && j->epi->bias && j->epi->bias_kind == GEMM_BIAS_ROW ? j->epi->bias : NULL;
     if (v->indb_half && j->fast_epi && nrun == 1 && run_n[0] == nr / 2 && s1 - s0 == nr / 2 &&
         j->K <= j->kc) {
@@ -1314,7 +1314,7 @@ static void indb_tile(const ijob_t *j, int64_t s0, int64_t s1, int64_t p0, int64
         gemm_indb_epi_t eh = j->iepi;
         for (int64_t p = p0; p < p1; p++) {
             const int64_t i = p * mr;
-            eh.bias = epi_bias0 ? epi_bias0 + i : NULL;
+            eh.bias = epi_bias ? epi_bias + i : NULL;
             eh.res = j->epi && j->epi->residual ? j->epi->residual + i * j->epi->ldr + run_d[0]
                                                 : NULL;
             eh.C = j->C + i * j->ldc + run_d[0];
@@ -1327,8 +1327,6 @@ static void indb_tile(const ijob_t *j, int64_t s0, int64_t s1, int64_t p0, int64
     /* the kernel's own epilogue: one run of NR columns at the tile's start */
     gemm_indb_epi_t ep;
     const int fast = j->fast_epi && nrun == 1 && run_c[0] == 0 && run_n[0] == nr;
-    const float *epi_bias =
-        j->epi && j->epi->bias && j->epi->bias_kind == GEMM_BIAS_ROW ? j->epi->bias : NULL;
     if (fast) {
         ep = j->iepi;
     }
