@@ -555,8 +555,7 @@ ALWAYS_INLINE void kernel_direct(const int ROWS, int64_t kc, const float *A, int
 
 /* one k step of the packed kernel: the B row's NV vectors against the A
  * panel's ROWS values */
-ALWAYS_INLINE void kstep_packed(const int ROWS, __m512 acc[MR][NV], const float *A,
-                                const float *B)
+ALWAYS_INLINE void kstep_packed(const int ROWS, __m512 acc[MR][NV], const float *A, const float *B)
 {
     __m512 b[NV];
 #pragma GCC unroll 4
@@ -578,9 +577,8 @@ ALWAYS_INLINE void kstep_packed(const int ROWS, __m512 acc[MR][NV], const float 
  * % (K = 64, 96); longer K blocks (the 7x7 blocks' 160) ran no faster or
  * slower, so they keep the general kernel and its C prefetch. */
 #define SHORT_KC 96
-ALWAYS_INLINE void kernel_short_bias_clip(const int KC, int64_t kc, const float *A,
-                                          const float *B, float *C, int64_t ldc,
-                                          const gemm_tile_epi_t *e)
+ALWAYS_INLINE void kernel_short_bias_clip(const int KC, int64_t kc, const float *A, const float *B,
+                                          float *C, int64_t ldc, const gemm_tile_epi_t *e)
 {
     __m512 acc[MR][NV];
     const __m512 b0 = _mm512_loadu_ps(e->bias_col), b1 = _mm512_loadu_ps(e->bias_col + 16);
@@ -603,14 +601,14 @@ ALWAYS_INLINE void kernel_short_bias_clip(const int KC, int64_t kc, const float 
             _mm512_storeu_ps(C + r * ldc + 16 * v, _mm512_min_ps(_mm512_max_ps(acc[r][v], lo), hi));
 }
 
-/* 1 when kernel_short_bias_clip ran the tile */
-ALWAYS_INLINE int short_bias_clip(int64_t kc, const float *A, const float *B, float *C,
-                                  int64_t ldc, int m, int n, float alpha, float beta,
-                                  const gemm_tile_epi_t *e)
+/* 1 when kernel_short_bias_clip ran the tile (the uk_pf prefetch of the
+ * next B panel is left out there: a short K's panel is a few KB) */
+ALWAYS_INLINE int short_bias_clip(int64_t kc, const float *A, const float *B, float *C, int64_t ldc,
+                                  int m, int n, float alpha, float beta, const gemm_tile_epi_t *e)
 {
     if (!FIXED_EPILOGUES || !e || m < MR || n != NR || alpha != 1.0f || beta != 0.0f ||
-        !e->bias_col || e->bias_row || e->res || e->scale != 1.0f ||
-        e->post_act != GEMM_ACT_NONE || (e->act != GEMM_ACT_CLIP && e->act != GEMM_ACT_RELU))
+        !e->bias_col || e->bias_row || e->res || e->scale != 1.0f || e->post_act != GEMM_ACT_NONE ||
+        (e->act != GEMM_ACT_CLIP && e->act != GEMM_ACT_RELU))
         return 0;
     gemm_tile_epi_t q = *e;
     if (e->act == GEMM_ACT_RELU)
