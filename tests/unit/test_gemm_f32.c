@@ -322,15 +322,17 @@ static void epilogues(const gemm_f32_variant_t *v)
     /* a column bias then ReLU or clip, alpha 1, beta 0, K of 16 to 97 in
      * one block: the AVX-512 kernel's short-K form takes the full tiles
      * (K = 16, 24, 32 unrolled whole, others up to 96 looped; 97 the
-     * general kernel), the edges the general form; A transposed as the
-     * inverted-residual block's expansion reads it */
+     * general kernel) and the 16-wide last panel of N = 80, other edges the
+     * general form; A transposed as the inverted-residual block's
+     * expansion reads it */
     static const int64_t short_k[] = {16, 24, 32, 40, 96, 97};
     for (int i = 0; i < 24; i++) {
         gemm_epilogue_t e = {GEMM_BIAS_COL, NULL, (i / 6) % 2 ? GEMM_ACT_CLIP : GEMM_ACT_RELU,
                              -0.3f, 0.4f, 1.0f, NULL, 0, GEMM_ACT_NONE, 0, 0};
         /* over 48^3: the packed path, not the direct one */
         gcase_t c = {v, VIA_VARIANT, 1 + i / 12, i % 3 == 0, 0, i % 4 < 2 ? 112 : 117,
-                     i % 4 < 2 ? 64 : 70, short_k[i % 6], 1.0f, 0.0f, i % 5 == 0, &e, 0};
+                     i % 7 < 3 ? 80 : i % 4 < 2 ? 64 : 70, short_k[i % 6], 1.0f, 0.0f,
+                     i % 5 == 0, &e, 0};
         run_case(&c);
     }
     /* alpha 1, beta 0 with a transcendental activation: the tiles stored

@@ -553,17 +553,6 @@ ALWAYS_INLINE void kernel_direct(const int ROWS, int64_t kc, const float *A, int
     store_tile(acc, ROWS, C, ldc, m, n, alpha, beta, e, 0);
 }
 
-/* one k step of the packed kernel: the B row's NV vectors against the A
- * panel's ROWS values */
-ALWAYS_INLINE void kstep_packed(const int ROWS, __m512 acc[MR][NV], const float *A, const float *B)
-{
-    __m512 b[NV];
-#pragma GCC unroll 4
-    for (int v = 0; v < NV; v++)
-        b[v] = _mm512_load_ps(B + 16 * v);
-    tile_fma(ROWS, acc, A, b);
-}
-
 /* A whole tile over a short K block (at most SHORT_KC), a column bias and a
  * clip (or ReLU: hi = +inf), beta 0: the pixel-major 1x1 expansions of
  * MobileNetV2's blocks (K = 16 to 96 input channels). The bias starts the
@@ -577,27 +566,46 @@ ALWAYS_INLINE void kstep_packed(const int ROWS, __m512 acc[MR][NV], const float 
  * % (K = 64, 96); longer K blocks (the 7x7 blocks' 160) ran no faster or
  * slower, so they keep the general kernel and its C prefetch. */
 #define SHORT_KC 96
-ALWAYS_INLINE void kernel_short_bias_clip(const int KC, int64_t kc, const float *A, const float *B,
-                                          float *C, int64_t ldc, const gemm_tile_epi_t *e)
+ALWAYS_INLINE void kernel_short_bias_clip(const int KC, const int W, int64_t kc, const float *A,
+                                          const float *B, float *C, int64_t ldc,
+                                          const gemm_tile_epi_t *e)
 {
+    /* W: the vectors of the tile's width, 2 (32 columns) or 1 (the first
+     * 16 of a panel whose last 16 are past N: an expansion to 144
+     * channels ends on one) */
     __m512 acc[MR][NV];
-    const __m512 b0 = _mm512_loadu_ps(e->bias_col), b1 = _mm512_loadu_ps(e->bias_col + 16);
+    const __m512 b0 = _mm512_loadu_ps(e->bias_col);
+    const __m512 b1 = W > 1 ? _mm512_loadu_ps(e->bias_col + 16) : b0;
 #pragma GCC unroll 16
     for (int r = 0; r < MR; r++)
         acc[r][0] = b0, acc[r][1] = b1;
+#define SHORT_STEP(k)                                                                              \
+    do {                                                                                           \
+        const float *a_ = A + (k) * MR, *b_ = B + (k) * NR;                                        \
+        const __m512 v0_ = _mm512_load_ps(b_);                                                     \
+        const __m512 v1_ = W > 1 ? _mm512_load_ps(b_ + 16) : v0_;                                 \
+        _Pragma("GCC unroll 16") for (int r = 0; r < MR; r++)                                      \
+        {                                                                                          \
+            const __m512 av_ = _mm512_set1_ps(a_[r]);                                              \
+            acc[r][0] = _mm512_fmadd_ps(av_, v0_, acc[r][0]);                                      \
+            if (W > 1)                                                                             \
+                acc[r][1] = _mm512_fmadd_ps(av_, v1_, acc[r][1]);                                  \
+        }                                                                                          \
+    } while (0)
     if (KC) {
 #pragma GCC unroll 32
         for (int k = 0; k < KC; k++)
-            kstep_packed(MR, acc, A + k * MR, B + k * NR);
+            SHORT_STEP(k);
     } else {
         for (int64_t k = 0; k < kc; k++)
-            kstep_packed(MR, acc, A + k * MR, B + k * NR);
+            SHORT_STEP(k);
     }
+#undef SHORT_STEP
     const __m512 lo = _mm512_set1_ps(e->lo), hi = _mm512_set1_ps(e->hi);
 #pragma GCC unroll 16
     for (int r = 0; r < MR; r++)
 #pragma GCC unroll 4
-        for (int v = 0; v < NV; v++)
+        for (int v = 0; v < W; v++)
             _mm512_storeu_ps(C + r * ldc + 16 * v, _mm512_min_ps(_mm512_max_ps(acc[r][v], lo), hi));
 }
 
@@ -606,21 +614,23 @@ ALWAYS_INLINE void kernel_short_bias_clip(const int KC, int64_t kc, const float 
 ALWAYS_INLINE int short_bias_clip(int64_t kc, const float *A, const float *B, float *C, int64_t ldc,
                                   int m, int n, float alpha, float beta, const gemm_tile_epi_t *e)
 {
-    if (!FIXED_EPILOGUES || !e || m < MR || n != NR || alpha != 1.0f || beta != 0.0f ||
-        !e->bias_col || e->bias_row || e->res || e->scale != 1.0f || e->post_act != GEMM_ACT_NONE ||
-        (e->act != GEMM_ACT_CLIP && e->act != GEMM_ACT_RELU))
+    if (!FIXED_EPILOGUES || !e || m < MR || (n != NR && n != 16) || alpha != 1.0f ||
+        beta != 0.0f || !e->bias_col || e->bias_row || e->res || e->scale != 1.0f ||
+        e->post_act != GEMM_ACT_NONE || (e->act != GEMM_ACT_CLIP && e->act != GEMM_ACT_RELU))
         return 0;
     gemm_tile_epi_t q = *e;
     if (e->act == GEMM_ACT_RELU)
         q.lo = 0.0f, q.hi = INFINITY;
-    if (kc == 16)
-        kernel_short_bias_clip(16, kc, A, B, C, ldc, &q);
+    if (n == 16)
+        kernel_short_bias_clip(kc == 24 ? 24 : 0, 1, kc, A, B, C, ldc, &q);
+    else if (kc == 16)
+        kernel_short_bias_clip(16, 2, kc, A, B, C, ldc, &q);
     else if (kc == 24)
-        kernel_short_bias_clip(24, kc, A, B, C, ldc, &q);
+        kernel_short_bias_clip(24, 2, kc, A, B, C, ldc, &q);
     else if (kc == 32)
-        kernel_short_bias_clip(32, kc, A, B, C, ldc, &q);
+        kernel_short_bias_clip(32, 2, kc, A, B, C, ldc, &q);
     else
-        kernel_short_bias_clip(0, kc, A, B, C, ldc, &q);
+        kernel_short_bias_clip(0, 2, kc, A, B, C, ldc, &q);
     return 1;
 }
 
