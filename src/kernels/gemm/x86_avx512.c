@@ -452,15 +452,22 @@ ALWAYS_INLINE void tile_init(const int ROWS, __m512 c[MR][NV], const float *T, i
             c[r][v] = acc ? _mm512_load_ps(T + r * NR + 16 * v) : _mm512_setzero_ps();
 }
 
-ALWAYS_INLINE void tile_fma(const int ROWS, __m512 c[MR][NV], const float *a, const __m512 b[NV])
+/* the k step on the tile's first W (a compile-time count) vectors of each row */
+ALWAYS_INLINE void tile_fma_w(const int ROWS, const int W, __m512 c[MR][NV], const float *a,
+                              const __m512 b[NV])
 {
 #pragma GCC unroll 16
     for (int r = 0; r < ROWS; r++) {
         const __m512 av = _mm512_set1_ps(a[r]);
 #pragma GCC unroll 4
-        for (int v = 0; v < NV; v++)
+        for (int v = 0; v < W; v++)
             c[r][v] = _mm512_fmadd_ps(av, b[v], c[r][v]);
     }
+}
+
+ALWAYS_INLINE void tile_fma(const int ROWS, __m512 c[MR][NV], const float *a, const __m512 b[NV])
+{
+    tile_fma_w(ROWS, NV, c, a, b);
 }
 
 ALWAYS_INLINE void tile_save(const int ROWS, __m512 c[MR][NV], float *T)
@@ -553,6 +560,16 @@ ALWAYS_INLINE void kernel_direct(const int ROWS, int64_t kc, const float *A, int
     store_tile(acc, ROWS, C, ldc, m, n, alpha, beta, e, 0);
 }
 
+/* one k step of a whole-row packed tile on its first W vectors */
+ALWAYS_INLINE void kstep_w(const int W, __m512 acc[MR][NV], const float *A, const float *B)
+{
+    __m512 bv[NV];
+#pragma GCC unroll 4
+    for (int v = 0; v < W; v++)
+        bv[v] = _mm512_load_ps(B + 16 * v);
+    tile_fma_w(MR, W, acc, A, bv);
+}
+
 /* A tile of all MR rows and 32 or 16 columns (W vectors) over a short K
  * block (at most SHORT_KC), a column bias and a
  * clip (or ReLU: hi = +inf), beta 0: the pixel-major 1x1 expansions of
@@ -582,28 +599,14 @@ ALWAYS_INLINE void kernel_short_bias_clip(const int KC, const int W, int64_t kc,
 #pragma GCC unroll 16
     for (int r = 0; r < MR; r++)
         acc[r][0] = b0, acc[r][1] = b1;
-#define SHORT_STEP(k)                                                                              \
-    do {                                                                                           \
-        const float *a_ = A + (k) * MR, *b_ = B + (k) * NR;                                        \
-        const __m512 v0_ = _mm512_load_ps(b_);                                                     \
-        const __m512 v1_ = W > 1 ? _mm512_load_ps(b_ + 16) : v0_;                                 \
-        _Pragma("GCC unroll 16") for (int r = 0; r < MR; r++)                                      \
-        {                                                                                          \
-            const __m512 av_ = _mm512_set1_ps(a_[r]);                                              \
-            acc[r][0] = _mm512_fmadd_ps(av_, v0_, acc[r][0]);                                      \
-            if (W > 1)                                                                             \
-                acc[r][1] = _mm512_fmadd_ps(av_, v1_, acc[r][1]);                                  \
-        }                                                                                          \
-    } while (0)
     if (KC) {
 #pragma GCC unroll 32
         for (int k = 0; k < KC; k++)
-            SHORT_STEP(k);
+            kstep_w(W, acc, A + k * MR, B + k * NR);
     } else {
         for (int64_t k = 0; k < kc; k++)
-            SHORT_STEP(k);
+            kstep_w(W, acc, A + k * MR, B + k * NR);
     }
-#undef SHORT_STEP
     const __m512 lo = _mm512_set1_ps(e->lo), hi = _mm512_set1_ps(e->hi);
 #pragma GCC unroll 16
     for (int r = 0; r < MR; r++)
