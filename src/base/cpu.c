@@ -128,6 +128,7 @@ static void detect(base_cpu_t *c)
             c->amx_bf16 = c->amx_int8 = 0;
     }
 
+    c->zmm_halves = c->avx512f && strcmp(c->vendor, "AuthenticAMD") == 0 && c->family == 0x19;
     if (strcmp(c->vendor, "AuthenticAMD") == 0 && max_ext >= 0x8000001Du)
         detect_caches(c, 0x8000001Du);
     else if (max_leaf >= 4)

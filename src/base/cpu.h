@@ -29,6 +29,9 @@ typedef struct base_cpu {
     /* caches, bytes (0 if unknown); L1D and L2 per core, L3 shared */
     size_t l1d, l2, l3;
     size_t cache_line;
+    /* 512-bit operations execute as two 256-bit halves (AMD Zen 4, family
+     * 19h with AVX-512): one zmm FMA per cycle, the rate of two ymm FMAs */
+    int zmm_halves;
     cairn_isa_t best_isa; /* highest cairn ISA level these features allow */
 } base_cpu_t;
 
