@@ -95,9 +95,9 @@ void gemm_blocking_b_in_l1(int mr, int nr, int esz, gemm_blocking_t *b)
      * ends in a reload and store of the C tile. The B micro-panel then need
      * not stay in L1: K blocks of 384 (a B panel of 1.5 times L1) measured
      * 3-4 % faster than L1's 128 (1 thread, alternating: MiniLM encoder s128
-     * 27.8 -> 26.9 ms, s512 133 -> 128, GPT-2 stack 212 -> 205, ResNet-50
-     * 68.2 -> 66.5, MobileNetV2 level; 2048^3 106 -> 111 GFLOP/s, 512^3 104
-     * -> 108). The one-tile loop of bench_gemm_loop, operands in cache: KC
+     * 27.7 -> 26.9 ms, s512 133.7 -> 127.8, GPT-2 stack 212 -> 205, ResNet-50
+     * 68.2 -> 66.5, MobileNetV2 level; 2048^3 105 -> 110.5 GFLOP/s, 512^3
+     * 104 -> 106.5). The one-tile loop of bench_gemm_loop, operands in cache: KC
      * 128 107 GFLOP/s, 256 110, 512 116 (peak 117). */
     if (cpu->zmm_halves && esz == 4 && nr >= 32 && kc < 384)
         kc = 384;
