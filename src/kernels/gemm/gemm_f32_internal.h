@@ -170,6 +170,15 @@ typedef struct gemm_f32_variant {
      * so that its tiles go by rows with no padding columns computed. */
     void (*indb_half)(int rows, int64_t kc, const float *A, const float *B, const int64_t *off,
                       const struct gemm_indb_epi *ep);
+    /* uk on a packed A panel and a B micro-panel read from op(B) = B in
+     * place (kc rows of NR floats, ldb apart, all NR columns inside B) that
+     * also writes the panel, packed as pack_b lays it out, to Bp (NULL:
+     * none; the driver then packs a block of B before its tiles). The first
+     * A panel of a block packs each B micro-panel as it goes, so B is
+     * packed by loads the tile makes anyway and stores that fit beside its
+     * FMAs, instead of in a pass of its own. */
+    void (*uk_packb)(int64_t kc, const float *A, const float *B, int64_t ldb, float *Bp, float *C,
+                     int64_t ldc, int m, float alpha, float beta, const gemm_tile_epi_t *e);
 } gemm_f32_variant_t;
 
 /* Best first. */
@@ -330,6 +339,10 @@ void gemm_f32_ukernel_14x32_avx512(int64_t kc, const float *A, int64_t rs_a, int
 void gemm_f32_ukernel_pf_14x32_avx512(int64_t kc, const float *A, const float *B, float *C,
                                       int64_t ldc, int m, int n, float alpha, float beta,
                                       const gemm_tile_epi_t *e, const char *pf, int64_t npf);
+
+void gemm_f32_ukernel_packb_14x32_avx512(int64_t kc, const float *A, const float *B, int64_t ldb,
+                                         float *Bp, float *C, int64_t ldc, int m, float alpha,
+                                         float beta, const gemm_tile_epi_t *e);
 
 void gemm_f32_gemv_packed_avx512(int m, int64_t K, int64_t kc, int64_t npad, float alpha,
                                  const float *A, int64_t rs_a, int64_t cs_a, const float *Bp,
