@@ -239,9 +239,8 @@ static void run_packed_range(const gjob_t *j, int64_t m0, int64_t m1, int64_t n0
             int64_t kcp = (kc + kg - 1) / kg * kg;
             const char *bp;
             /* B packed by the first A panel's tiles as they go (uk_packb)
-             * rather than in a pass of its own: in the B-in-L1 order (K
-             * blocks of at least 128), B as it is (op(B) = B), f32 tiles
-             * one at a time. `perf` had packing at 11 % of 128 x 384 x
+             * rather than in a pass of its own: B as it is (op(B) = B),
+             * f32 tiles one at a time, in either order of the tiles. `perf` had packing at 11 % of 128 x 384 x
              * 1536 on Zen 4 (its B, 2.4 MB, read at ~14 GB/s); with the
              * packing tiles it is 15 % in them against the 10 % their
              * FMAs take. Zen 4, alternating 3 times, medians: 1 thread
@@ -249,9 +248,13 @@ static void run_packed_range(const gjob_t *j, int64_t m0, int64_t m1, int64_t n0
              * 111.2, 512 x 768 x 3072 107.9 -> 108.9; 2 threads 128 x 384 x
              * 1536 211 -> 219, 128 x 1536 x 384 215 -> 222, 512^3 217 ->
              * 220; 1024^3 and 2048^3 level; ResNet-50's 512 -> 128 1x1
-             * (B the activations) 0.965 -> 0.938 ms, the model level. */
+             * (B the activations) 0.965 -> 0.938 ms, the model level.
+             * Also in the order along C's rows (rows_first, short K
+             * blocks), where A panel 0 meets every B panel first: 1
+             * thread 128 x 1536 x 384 102-106 -> 110.5-110.8, 512^3 106
+             * -> 108, ResNet-50's 256 -> 64 1x1 0.985 -> 0.95-0.97 ms. */
             const int packb = !j->packed && !j->tb && j->v && j->v->uk_packb && kn->ctx == j->v &&
-                              !j->v->ukrun && kn->b_in_l1 && kc >= 128 && !j->rows_first;
+                              !j->v->ukrun;
             if (j->packed) {
                 bp = j->packed + (size_t)(pc * j->npad + jc * kcp) * es;
             } else {
@@ -363,38 +366,16 @@ static void run_packed_range(const gjob_t *j, int64_t m0, int64_t m1, int64_t n0
                                 last ? tile_epi(j->epi, ic + ir, jc + jr, &te) : NULL, bnext,
                                 bslice, bpanel);
                 }
+                /* with packb the first row block packs the B panels, each
+                 * in its first tile (A panel 0): in the B-in-L1 order the
+                 * next panel is not there yet to prefetch (uk_packb asks
+                 * for its own rows of B) */
+                const int packing = packb && ic == m0;
                 for (int64_t o = 0; !run && o < outer; o++) {
-                    /* with packb the first row block packs the panels: the
-                     * next one is not there yet to prefetch (uk_packb asks
-                     * for its own rows of B) */
-                    const int packing = packb && ic == m0;
                     const char *bnext = b_in_l1 && o + 1 < outer && !packing
                                             ? bp + (size_t)(o + 1) * bpanel
                                             : NULL;
-                    int64_t q = 0;
-                    if (packing) {
-                        /* this panel packed by its first tile, or (a last
-                         * panel narrower than NR) by pack_b first */
-                        const int64_t jr = o * nr;
-                        char *dst = bbuf + (size_t)o * bpanel;
-                        const int64_t ncols = min64(nr, nc - jr);
-                        if (ncols == nr) {
-                            const gemm_tile_epi_t *e = last ? tile_epi(j->epi, ic, jc + jr, &te)
-                                                            : NULL;
-                            if (pfc && inner > 1)
-                                prefetch_tile(j, ic + mr, jc + jr, mc - mr, last);
-                            j->v->uk_packb(kc, (const float *)ap,
-                                           (const float *)j->B + pc * j->ldb + jc + jr, j->ldb,
-                                           (float *)dst,
-                                           (float *)((char *)j->C +
-                                                     (size_t)(ic * j->ldc + jc + jr) * cs),
-                                           j->ldc, (int)min64(mr, mc), j->alpha, beta, e);
-                            q = 1;
-                        } else {
-                            kn->pack_b(kn, j->tb, j->B, j->ldb, pc, jc + jr, kc, ncols, dst);
-                        }
-                    }
-                    for (; q < inner; q++) {
+                    for (int64_t q = 0; q < inner; q++) {
                         const int64_t ir = (b_in_l1 ? q : o) * mr;
                         const int64_t jr = (b_in_l1 ? o : q) * nr;
                         /* this tile's slice of the next B micro-panel:
@@ -429,6 +410,22 @@ static void run_packed_range(const gjob_t *j, int64_t m0, int64_t m1, int64_t n0
                             if (o2 < outer)
                                 prefetch_tile(j, ic + ir2, jc + (b_in_l1 ? o2 : q2) * nr,
                                               mc - ir2, last);
+                        }
+                        if (packing && ir == 0) {
+                            /* the panel's first tile packs it as it goes,
+                             * or (a last panel narrower than NR) pack_b
+                             * first */
+                            char *dst = bbuf + (size_t)(jr / nr) * bpanel;
+                            if (nc - jr >= nr) {
+                                j->v->uk_packb(kc, (const float *)ap,
+                                               (const float *)j->B + pc * j->ldb + jc + jr,
+                                               j->ldb, (float *)dst,
+                                               (float *)((char *)j->C +
+                                                         (size_t)(ic * j->ldc + jc + jr) * cs),
+                                               j->ldc, (int)min64(mr, mc), j->alpha, beta, e);
+                                continue;
+                            }
+                            kn->pack_b(kn, j->tb, j->B, j->ldb, pc, jc + jr, kc, nc - jr, dst);
                         }
                         if (spread)
                             kn->uk_pf(kn, kc, ap + (size_t)(ir * kcp) * es,
