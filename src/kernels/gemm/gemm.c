@@ -97,10 +97,16 @@ void gemm_blocking_b_in_l1(int mr, int nr, int esz, gemm_blocking_t *b)
      * 3-4 % faster than L1's 128 (1 thread, alternating: MiniLM encoder s128
      * 27.7 -> 26.9 ms, s512 133.7 -> 127.8, GPT-2 stack 212 -> 205, ResNet-50
      * 68.2 -> 66.5, MobileNetV2 level; 2048^3 105 -> 110.5 GFLOP/s, 512^3
-     * 104 -> 106.5). The one-tile loop of bench_gemm_loop, operands in cache: KC
-     * 128 107 GFLOP/s, 256 110, 512 116 (peak 117). */
-    if (cpu->zmm_halves && esz == 4 && nr >= 32 && kc < 384)
-        kc = 384;
+     * 104 -> 106.5). The one-tile loop of bench_gemm_loop, operands in
+     * cache: KC 128 107 GFLOP/s, 256 110, 512 116 (peak 117). 416 rather
+     * than 384 takes K = 512 in one block (balanced_block allows a quarter
+     * more than the nominal) and 2048^3's doubled blocks at 1024 instead of
+     * 683: with B packed in the tiles (uk_packb), alternating, 1 thread
+     * 512^3 110.5 -> 112.3 GFLOP/s, 2048^3 110.3 -> 112.2; 2 threads 512^3
+     * 211 -> 220, 2048^3 218 -> 223; the transformer shapes, MiniLM s128
+     * and ResNet-50 level. */
+    if (cpu->zmm_halves && esz == 4 && nr >= 32 && kc < 416)
+        kc = 416;
     blocking_b_in_l1_kc(mr, nr, esz, kc, b);
 }
 
