@@ -37,8 +37,8 @@ int cmd_info(int argc, char **argv)
     print_size("l3", c->l3);
     printf("%-14s %zu B\n", "cache line", c->cache_line);
     if (c->avx512f)
-        printf("%-14s %s\n", "zmm", c->zmm_halves ? "two 256-bit halves (one zmm FMA per cycle)"
-                                                    : "full width");
+        printf("%-14s %s\n", "zmm",
+               c->zmm_halves ? "two 256-bit halves (one zmm FMA per cycle)" : "full width");
     printf("%-14s %d\n", "threads", c->logical_cpus);
     return 0;
 }

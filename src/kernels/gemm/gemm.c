@@ -246,8 +246,9 @@ static void run_packed_range(const gjob_t *j, int64_t m0, int64_t m1, int64_t n0
             const char *bp;
             /* B packed by the first A panel's tiles as they go (uk_packb)
              * rather than in a pass of its own: B as it is (op(B) = B),
-             * f32 tiles one at a time, in either order of the tiles. `perf` had packing at 11 % of 128 x 384 x
-             * 1536 on Zen 4 (its B, 2.4 MB, read at ~14 GB/s); with the
+             * f32 tiles one at a time, in either order of the tiles.
+             * `perf` had packing at 11 % of 128 x 384 x 1536 on Zen 4
+             * (its B, 2.4 MB, read at ~14 GB/s); with the
              * packing tiles it is 15 % in them against the 10 % their
              * FMAs take. Zen 4, alternating 3 times, medians: 1 thread
              * 128 x 384 x 1536 104.3 -> 108.6 GFLOP/s, 256^3 109.9 ->
@@ -259,8 +260,8 @@ static void run_packed_range(const gjob_t *j, int64_t m0, int64_t m1, int64_t n0
              * blocks), where A panel 0 meets every B panel first: 1
              * thread 128 x 1536 x 384 102-106 -> 110.5-110.8, 512^3 106
              * -> 108, ResNet-50's 256 -> 64 1x1 0.985 -> 0.95-0.97 ms. */
-            const int packb = !j->packed && !j->tb && j->v && j->v->uk_packb && kn->ctx == j->v &&
-                              !j->v->ukrun;
+            const int packb =
+                !j->packed && !j->tb && j->v && j->v->uk_packb && kn->ctx == j->v && !j->v->ukrun;
             if (j->packed) {
                 bp = j->packed + (size_t)(pc * j->npad + jc * kcp) * es;
             } else {
@@ -378,9 +379,8 @@ static void run_packed_range(const gjob_t *j, int64_t m0, int64_t m1, int64_t n0
                  * for its own rows of B) */
                 const int packing = packb && ic == m0;
                 for (int64_t o = 0; !run && o < outer; o++) {
-                    const char *bnext = b_in_l1 && o + 1 < outer && !packing
-                                            ? bp + (size_t)(o + 1) * bpanel
-                                            : NULL;
+                    const char *bnext =
+                        b_in_l1 && o + 1 < outer && !packing ? bp + (size_t)(o + 1) * bpanel : NULL;
                     for (int64_t q = 0; q < inner; q++) {
                         const int64_t ir = (b_in_l1 ? q : o) * mr;
                         const int64_t jr = (b_in_l1 ? o : q) * nr;
@@ -423,12 +423,12 @@ static void run_packed_range(const gjob_t *j, int64_t m0, int64_t m1, int64_t n0
                              * first */
                             char *dst = bbuf + (size_t)(jr / nr) * bpanel;
                             if (nc - jr >= nr) {
-                                j->v->uk_packb(kc, (const float *)ap,
-                                               (const float *)j->B + pc * j->ldb + jc + jr,
-                                               j->ldb, (float *)dst,
-                                               (float *)((char *)j->C +
-                                                         (size_t)(ic * j->ldc + jc + jr) * cs),
-                                               j->ldc, (int)min64(mr, mc), j->alpha, beta, e);
+                                j->v->uk_packb(
+                                    kc, (const float *)ap,
+                                    (const float *)j->B + pc * j->ldb + jc + jr, j->ldb,
+                                    (float *)dst,
+                                    (float *)((char *)j->C + (size_t)(ic * j->ldc + jc + jr) * cs),
+                                    j->ldc, (int)min64(mr, mc), j->alpha, beta, e);
                                 continue;
                             }
                             kn->pack_b(kn, j->tb, j->B, j->ldb, pc, jc + jr, kc, nc - jr, dst);
