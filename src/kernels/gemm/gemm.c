@@ -237,6 +237,20 @@ static void run_packed_range(const gjob_t *j, int64_t m0, int64_t m1, int64_t n0
     const int64_t mpad = (m1 - m0 + mr - 1) / mr * mr;
     const size_t es = (size_t)kn->esz, cs = (size_t)kn->csz;
     gemm_tile_epi_t te;
+    /* B packed by the first A panel's tiles as they go (uk_packb) rather than
+     * in a pass of its own: B as it is (op(B) = B), f32 tiles one at a time,
+     * in either order of the tiles (along C's rows too, where A panel 0 meets
+     * every B panel first). `perf` had packing at 11 % of 128 x 384 x 1536 on
+     * Zen 4 (its B, 2.4 MB, read at ~14 GB/s); with the packing tiles it is
+     * 15 % in them against the 10 % their FMAs take. Zen 4, alternating,
+     * medians: 1 thread 128 x 384 x 1536 104.3 -> 108.6 GFLOP/s, 128 x 1536 x
+     * 384 102-106 -> 110.5, 512^3 106 -> 108, 256^3 109.9 -> 111.2; 2 threads
+     * 128 x 384 x 1536 211 -> 219, 128 x 1536 x 384 215 -> 222; 1024^3 and
+     * 2048^3 level; ResNet-50's 1x1s whose B is the activations 0-4 %
+     * (256 -> 64 0.985 -> 0.95-0.97 ms, 512 -> 128 0.965 -> 0.938), the
+     * model level. */
+    const int packb =
+        !j->packed && !j->tb && j->v && j->v->uk_packb && kn->ctx == j->v && !j->v->ukrun;
     for (int64_t jc = n0; jc < n1; jc += j->bl.nc) {
         int64_t nc = min64(j->bl.nc, n1 - jc);
         int64_t pc = 0;
@@ -244,24 +258,6 @@ static void run_packed_range(const gjob_t *j, int64_t m0, int64_t m1, int64_t n0
             int64_t kc = min64(j->bl.kc, j->K - pc);
             int64_t kcp = (kc + kg - 1) / kg * kg;
             const char *bp;
-            /* B packed by the first A panel's tiles as they go (uk_packb)
-             * rather than in a pass of its own: B as it is (op(B) = B),
-             * f32 tiles one at a time, in either order of the tiles.
-             * `perf` had packing at 11 % of 128 x 384 x 1536 on Zen 4
-             * (its B, 2.4 MB, read at ~14 GB/s); with the
-             * packing tiles it is 15 % in them against the 10 % their
-             * FMAs take. Zen 4, alternating 3 times, medians: 1 thread
-             * 128 x 384 x 1536 104.3 -> 108.6 GFLOP/s, 256^3 109.9 ->
-             * 111.2, 512 x 768 x 3072 107.9 -> 108.9; 2 threads 128 x 384 x
-             * 1536 211 -> 219, 128 x 1536 x 384 215 -> 222, 512^3 217 ->
-             * 220; 1024^3 and 2048^3 level; ResNet-50's 512 -> 128 1x1
-             * (B the activations) 0.965 -> 0.938 ms, the model level.
-             * Also in the order along C's rows (rows_first, short K
-             * blocks), where A panel 0 meets every B panel first: 1
-             * thread 128 x 1536 x 384 102-106 -> 110.5-110.8, 512^3 106
-             * -> 108, ResNet-50's 256 -> 64 1x1 0.985 -> 0.95-0.97 ms. */
-            const int packb =
-                !j->packed && !j->tb && j->v && j->v->uk_packb && kn->ctx == j->v && !j->v->ukrun;
             if (j->packed) {
                 bp = j->packed + (size_t)(pc * j->npad + jc * kcp) * es;
             } else {
