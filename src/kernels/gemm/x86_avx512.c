@@ -415,7 +415,11 @@ ALWAYS_INLINE void store_tile(__m512 acc[MR][NV], int rows, float *C, int64_t ld
     }
     if (e) {
         float t[MR * NR] __attribute__((aligned(64)));
+        /* unrolled, as every loop over acc: one indexed at run time puts
+         * the whole tile in memory (kernel_packed_full) */
+#pragma GCC unroll 16
         for (int r = 0; r < rows; r++)
+#pragma GCC unroll 4
             for (int v = 0; v < NV; v++)
                 _mm512_store_ps(t + r * NR + 16 * v, _mm512_mul_ps(va, acc[r][v]));
         epi_store(t, C, ldc, m, n, beta, e);
@@ -676,6 +680,31 @@ ALWAYS_INLINE int short_bias_clip(int64_t kc, const float *A, const float *B, fl
     return 1;
 }
 
+/* The whole-tile kernel_packed in a function of its own, shared by uk and
+ * uk_pf: with 28 accumulators, two B vectors and a broadcast the k loop
+ * takes 31 of the 32 zmm registers, and what gcc made of it depended on
+ * what else the function held. Inlined beside kernel_direct's row counts,
+ * one build spilled accumulators inside the unprefetched kernel's k loop
+ * (those tiles, 1/12 of 128 x 384 x 1536, ran at half speed: 8 -> 14 % of
+ * the time in perf), and every build kept the tile in a stack array,
+ * stored and reloaded around each k loop (store_tile's general path
+ * indexed it in a loop gcc did not unroll, so the array was not split into
+ * registers). Here the loop holds the tile in registers and the epilogue
+ * takes them from there. `cairn bench gemm`, 1 thread, Zen 4, alternating,
+ * medians of 5: 128 x 384 x 1536 107.5 -> 108.6 GFLOP/s, 128 x 1536 x 384
+ * 108.7 -> 110.9, 512^3 110.2 -> 111.8, 256^3 111.1 -> 112.8; the models'
+ * GEMM steps level (their epilogues keep registers busy either way).
+ * Check after changing a kernel: `objdump -d` the object and look for
+ * zmm moves to or from (%rbp) between a loop's vfmadd231ps. */
+static __attribute__((noinline)) void kernel_packed_full(int64_t kc, const float *A,
+                                                         const float *B, float *C, int64_t ldc,
+                                                         int m, int n, float alpha, float beta,
+                                                         const gemm_tile_epi_t *e, const char *pf,
+                                                         int64_t npf)
+{
+    kernel_packed(MR, kc, A, B, C, ldc, m, n, alpha, beta, e, pf, npf);
+}
+
 /* Packed panels, the tile's rows picked at compile time (a last panel of m
  * < MR rows costs its rows); with npf > 0 also the prefetch of uk_pf. */
 ALWAYS_INLINE void kernel_packed_m(int64_t kc, const float *A, const float *B, float *C,
@@ -685,7 +714,7 @@ ALWAYS_INLINE void kernel_packed_m(int64_t kc, const float *A, const float *B, f
     if (kc <= SHORT_KC && short_bias_clip(kc, A, B, C, ldc, m, n, alpha, beta, e))
         return;
     if (m >= MR)
-        kernel_packed(MR, kc, A, B, C, ldc, m, n, alpha, beta, e, pf, npf);
+        kernel_packed_full(kc, A, B, C, ldc, m, n, alpha, beta, e, pf, npf);
     else if (m <= 2)
         kernel_packed(2, kc, A, B, C, ldc, m, n, alpha, beta, e, pf, npf);
     else if (m <= 4)
@@ -697,7 +726,7 @@ ALWAYS_INLINE void kernel_packed_m(int64_t kc, const float *A, const float *B, f
     else if (m <= 10)
         kernel_packed(10, kc, A, B, C, ldc, m, n, alpha, beta, e, pf, npf);
     else
-        kernel_packed(MR, kc, A, B, C, ldc, m, n, alpha, beta, e, pf, npf);
+        kernel_packed_full(kc, A, B, C, ldc, m, n, alpha, beta, e, pf, npf);
 }
 
 void gemm_f32_ukernel_pf_14x32_avx512(int64_t kc, const float *A, const float *B, float *C,
