@@ -226,6 +226,16 @@ static void prefetch_tile(const gjob_t *j, int64_t i, int64_t jj, int64_t rows_l
     }
 }
 
+/* Rows of A lda floats apart that all fall in one L1 set (lda a multiple
+ * of 4 KiB / 4 floats: 64 sets of 64-byte lines): a tile reading A in
+ * place (uk_packa) keeps one line of each of its rows in use for 16 k
+ * steps, and fourteen lines of one 8-way set evict each other. 512 x 768 x
+ * 3072 (lda 3072) ran 1.3 % slower packing A that way. */
+static int a_rows_alias(int64_t lda)
+{
+    return (lda * (int64_t)sizeof(float)) % 4096 == 0;
+}
+
 /* abuf holds one MC x KC block, or with a_all the whole of op(A)'s rows
  * [m0, m1) (block (ic, pc) at abuf + (pc*mpad + (ic-m0)*kcp)*esz), packed on
  * the first jc pass and reused by the others. */
@@ -251,6 +261,19 @@ static void run_packed_range(const gjob_t *j, int64_t m0, int64_t m1, int64_t n0
      * model level. */
     const int packb =
         !j->packed && !j->tb && j->v && j->v->uk_packb && kn->ctx == j->v && !j->v->ukrun;
+    /* and A by the first B panel's tiles (uk_packa), op(A) = A: the same
+     * trade for the other operand, whose pass packs M x K floats once per
+     * block against M x N x K multiply-adds, so its share falls with N:
+     * `perf` had pack_kmajor at 2.3 % of 128 x 384 x 1536, 2.6 % of 512^3
+     * and 3.1 % of 256^3 (Zen 4, 1 thread). `cairn bench gemm`, Zen 4,
+     * alternating, medians of 5-7: 1 thread 128 x 384 x 1536 110.3 -> 111.5
+     * GFLOP/s, 512^3 112.0 -> 112.8, 256^3 112.9 -> 114.1, 128 x 1536 x 384
+     * 112.8 -> 113.3; 2 threads 128 x 384 x 1536 210 -> 213, 512^3 208 ->
+     * 215, 128 x 1536 x 384 221 -> 223; with B pre-packed 128 x 384 x 1536
+     * 110.6 -> 112.3; MiniLM s128's GEMM steps 0-6 % faster (the 384 x 384
+     * projection most). */
+    const int packa = !j->packed_a && !j->ta && j->v && j->v->uk_packa && kn->ctx == j->v &&
+                      !j->v->ukrun && !a_rows_alias(j->lda);
     for (int64_t jc = n0; jc < n1; jc += j->bl.nc) {
         int64_t nc = min64(j->bl.nc, n1 - jc);
         int64_t pc = 0;
@@ -319,13 +342,31 @@ static void run_packed_range(const gjob_t *j, int64_t m0, int64_t m1, int64_t n0
             }
             for (int64_t ic = m0; ic < m1; ic += j->bl.mc) {
                 int64_t mc = min64(j->bl.mc, m1 - ic);
+                /* with packb the first row block packs the B panels, each
+                 * in its first tile (A panel 0): in the B-in-L1 order the
+                 * next panel is not there yet to prefetch (uk_packb asks
+                 * for its own rows of B) */
+                const int packing = packb && ic == m0;
+                /* this block's whole A panels packed by their tiles with
+                 * jr = 0 (apacking); a last partial panel, and panel 0
+                 * where B is packed by that tile, by pack_a first */
+                int apacking = 0;
+                const int64_t afull = mc / mr * mr;
                 const char *ap;
                 if (j->packed_a) {
                     ap = j->packed_a + (size_t)(pc * j->mpad_a + ic * kcp) * es;
                 } else {
                     char *dst = a_all ? abuf + (size_t)(pc * mpad + (ic - m0) * kcp) * es : abuf;
-                    if (!a_all || jc == n0)
+                    if ((!a_all || jc == n0) && packa && afull > 0) {
+                        apacking = 1;
+                        if (afull < mc)
+                            kn->pack_a(kn, j->ta, j->A, j->lda, ic + afull, pc, mc - afull, kc,
+                                       dst + (size_t)(afull * kcp) * es);
+                        if (packing)
+                            kn->pack_a(kn, j->ta, j->A, j->lda, ic, pc, mr, kc, dst);
+                    } else if (!a_all || jc == n0) {
                         kn->pack_a(kn, j->ta, j->A, j->lda, ic, pc, mc, kc, dst);
+                    }
                     ap = dst;
                 }
                 /* The inner loop sweeps the operand that is not kept in L1.
@@ -369,11 +410,6 @@ static void run_packed_range(const gjob_t *j, int64_t m0, int64_t m1, int64_t n0
                                 last ? tile_epi(j->epi, ic + ir, jc + jr, &te) : NULL, bnext,
                                 bslice, bpanel);
                 }
-                /* with packb the first row block packs the B panels, each
-                 * in its first tile (A panel 0): in the B-in-L1 order the
-                 * next panel is not there yet to prefetch (uk_packb asks
-                 * for its own rows of B) */
-                const int packing = packb && ic == m0;
                 for (int64_t o = 0; !run && o < outer; o++) {
                     const char *bnext =
                         b_in_l1 && o + 1 < outer && !packing ? bp + (size_t)(o + 1) * bpanel : NULL;
@@ -428,6 +464,17 @@ static void run_packed_range(const gjob_t *j, int64_t m0, int64_t m1, int64_t n0
                                 continue;
                             }
                             kn->pack_b(kn, j->tb, j->B, j->ldb, pc, jc + jr, kc, nc - jr, dst);
+                        }
+                        if (apacking && jr == 0 && ir < afull && !(packing && ir == 0)) {
+                            j->v->uk_packa(
+                                kc, (const float *)j->A + (ic + ir) * j->lda + pc, j->lda,
+                                (float *)(ap + (size_t)(ir * kcp) * es),
+                                (const float *)(bp + (size_t)(jr * kcp) * es),
+                                (float *)((char *)j->C + (size_t)((ic + ir) * j->ldc + jc + jr) * cs),
+                                j->ldc, (int)min64(nr, nc - jr), j->alpha, beta, e,
+                                spread ? pfb + s0 : NULL,
+                                spread ? (int64_t)((s1 - s0 + 63) / 64) : 0);
+                            continue;
                         }
                         if (spread)
                             kn->uk_pf(kn, kc, ap + (size_t)(ir * kcp) * es,

@@ -179,6 +179,15 @@ typedef struct gemm_f32_variant {
      * FMAs, instead of in a pass of its own. */
     void (*uk_packb)(int64_t kc, const float *A, const float *B, int64_t ldb, float *Bp, float *C,
                      int64_t ldc, int m, float alpha, float beta, const gemm_tile_epi_t *e);
+    /* The mirror for A (NULL: none; the driver then packs a block of A
+     * before its tiles): a whole MR-row A micro-panel read from op(A) = A in
+     * place (rows lda apart) times a packed B micro-panel, C columns [0, n)
+     * stored, the panel written, packed as pack_a lays it out, to Ap; with
+     * npf > 0 also uk_pf's spread prefetch of the npf lines at pf. The first
+     * B panel of a block packs each full A micro-panel as it goes. */
+    void (*uk_packa)(int64_t kc, const float *A, int64_t lda, float *Ap, const float *B, float *C,
+                     int64_t ldc, int n, float alpha, float beta, const gemm_tile_epi_t *e,
+                     const char *pf, int64_t npf);
 } gemm_f32_variant_t;
 
 /* Best first. */
@@ -343,6 +352,10 @@ void gemm_f32_ukernel_pf_14x32_avx512(int64_t kc, const float *A, const float *B
 void gemm_f32_ukernel_packb_14x32_avx512(int64_t kc, const float *A, const float *B, int64_t ldb,
                                          float *Bp, float *C, int64_t ldc, int m, float alpha,
                                          float beta, const gemm_tile_epi_t *e);
+void gemm_f32_ukernel_packa_14x32_avx512(int64_t kc, const float *A, int64_t lda, float *Ap,
+                                         const float *B, float *C, int64_t ldc, int n,
+                                         float alpha, float beta, const gemm_tile_epi_t *e,
+                                         const char *pf, int64_t npf);
 
 void gemm_f32_gemv_packed_avx512(int m, int64_t K, int64_t kc, int64_t npad, float alpha,
                                  const float *A, int64_t rs_a, int64_t cs_a, const float *Bp,

@@ -564,6 +564,61 @@ void gemm_f32_ukernel_packb_14x32_avx512(int64_t kc, const float *A, const float
     store_tile(acc, MR, C, ldc, m, NR, alpha, beta, e, 1);
 }
 
+/* kernel_packed for a whole MR-row tile whose A micro-panel comes from
+ * op(A) = A in place (row r at A + r * lda) and is written, packed, to Ap
+ * (A[k*MR + r], pack_a's layout) as it goes by (uk_packa); B is a packed
+ * micro-panel, n <= NR of its columns stored. Each row's next lines are
+ * asked for PACKA_PF steps ahead, every 16 steps: the rows are lda apart,
+ * fourteen streams of a float per step. With npf > 0 also uk_pf's spread
+ * prefetch. In a function of its own for the reason of
+ * kernel_packed_full. */
+#define PACKA_PF 32
+void gemm_f32_ukernel_packa_14x32_avx512(int64_t kc, const float *A, int64_t lda, float *Ap,
+                                         const float *B, float *C, int64_t ldc, int n,
+                                         float alpha, float beta, const gemm_tile_epi_t *e,
+                                         const char *pf, int64_t npf)
+{
+    __m512 acc[MR][NV];
+    tile_init(MR, acc, NULL, 0);
+    const int64_t kpf = kc > 24 ? kc - 24 : 0;
+    int64_t credit = 0;
+    const float *p0 = A, *p3 = A + 3 * lda, *p4 = A + 4 * lda, *p9 = A + 9 * lda;
+    for (int64_t k = 0; k < kc; k++) {
+        if (k == kpf)
+            prefetch_c(C, ldc, MR, 4);
+        if ((k & 15) == 0 && k + PACKA_PF < kc) {
+#pragma GCC unroll 16
+            for (int r = 0; r < MR; r++)
+                _mm_prefetch((const char *)(A + r * lda + k + PACKA_PF), _MM_HINT_T0);
+        }
+        spread_prefetch(&pf, &credit, npf, kc);
+        __m512 b[NV];
+#pragma GCC unroll 4
+        for (int v = 0; v < NV; v++)
+            b[v] = _mm512_load_ps(B + 16 * v);
+        /* the 14 rows from four pointers at rows 0, 3, 4 and 9, each row
+         * a pointer plus 0, 1, 2, 4 or 8 times lda (one register and the
+         * addressing modes' scales) rather than fourteen pointers, which
+         * gcc kept partly on the stack */
+        const float *ar[MR] = {p0,          p0 + lda,     p0 + 2 * lda, p3,          p0 + 4 * lda,
+                               p3 + 2 * lda, p4 + 2 * lda, p3 + 4 * lda, p0 + 8 * lda, p9,
+                               p9 + lda,    p3 + 8 * lda, p4 + 8 * lda, p9 + 4 * lda};
+#pragma GCC unroll 16
+        for (int r = 0; r < MR; r++) {
+            const float a = *ar[r];
+            Ap[r] = a;
+            const __m512 av = _mm512_set1_ps(a);
+#pragma GCC unroll 4
+            for (int v = 0; v < NV; v++)
+                acc[r][v] = _mm512_fmadd_ps(av, b[v], acc[r][v]);
+        }
+        Ap += MR;
+        B += NR;
+        p0++, p3++, p4++, p9++;
+    }
+    store_tile(acc, MR, C, ldc, MR, n, alpha, beta, e, 1);
+}
+
 /* Unpacked operands for ROWS rows (a compile-time count so the loops
  * unroll): never reads past row m or column n. */
 ALWAYS_INLINE void kernel_direct(const int ROWS, int64_t kc, const float *A, int64_t rs_a,
@@ -1586,6 +1641,14 @@ void gemm_cvt_bf16_to_f32_avx512(const uint16_t *src, float *dst, size_t n)
 
 #else
 /* Not an AVX-512 build: the table never selects this variant. */
+void gemm_f32_ukernel_packa_14x32_avx512(int64_t kc, const float *A, int64_t lda, float *Ap,
+                                         const float *B, float *C, int64_t ldc, int n,
+                                         float alpha, float beta, const gemm_tile_epi_t *e,
+                                         const char *pf, int64_t npf)
+{
+    (void)kc, (void)A, (void)lda, (void)Ap, (void)B, (void)C, (void)ldc, (void)n, (void)alpha;
+    (void)beta, (void)e, (void)pf, (void)npf;
+}
 void gemm_f32_ukernel_packb_14x32_avx512(int64_t kc, const float *A, const float *B, int64_t ldb,
                                          float *Bp, float *C, int64_t ldc, int m, float alpha,
                                          float beta, const gemm_tile_epi_t *e)
