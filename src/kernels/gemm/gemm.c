@@ -236,6 +236,13 @@ static int a_rows_alias(int64_t lda)
     return (lda * (int64_t)sizeof(float)) % 4096 == 0;
 }
 
+/* The first row (in its block) of A panel p of np: p * mr, but with split
+ * the last panel starts h1 rows into the last pair (run_packed_range). */
+static inline int64_t panel_row(int64_t p, int64_t np, int64_t mr, int64_t h1, int split)
+{
+    return split && p == np - 1 ? (np - 2) * mr + h1 : p * mr;
+}
+
 /* abuf holds one MC x KC block, or with a_all the whole of op(A)'s rows
  * [m0, m1) (block (ic, pc) at abuf + (pc*mpad + (ic-m0)*kcp)*esz), packed on
  * the first jc pass and reused by the others. */
@@ -347,25 +354,50 @@ static void run_packed_range(const gjob_t *j, int64_t m0, int64_t m1, int64_t n0
                  * next panel is not there yet to prefetch (uk_packb asks
                  * for its own rows of B) */
                 const int packing = packb && ic == m0;
+                const int64_t nir = (mc + mr - 1) / mr, njr = (nc + nr - 1) / nr;
+                /* A last panel of a few rows (M = 128 is nine panels of 14
+                 * and one of 2) streams a whole B micro-panel for them: its
+                 * tiles took 2.5 % of 128 x 384 x 1536 for 1.6 % of the FMAs
+                 * (pre-packed B: M = 126 114.2 GFLOP/s, M = 128 113.2). With
+                 * A packed here, the last two panels instead share MR + the
+                 * remainder evenly (8 + 8 rows), each of them a kernel of
+                 * its rows; the panels keep their MR-row slots in the packed
+                 * block (panel q at row q * MR of it), the last one starting
+                 * h1 rows into the pair (panel_row). Zen 4, alternating,
+                 * medians: B pre-packed 128 x 384 x 1536 113.7 -> 114.5
+                 * GFLOP/s; `cairn bench gemm` 1 thread 128 x 384 x 1536
+                 * 110.4 -> 112.7, 128 x 1536 x 384 112.7 -> 114.0, 2 threads
+                 * 220 -> 222.5 and 226 -> 228; MiniLM s128 26.84 -> 26.68 ms.
+                 * A remainder of 3 (14 + 3 = 9 + 8 rows) gains nothing: the
+                 * 10-row kernel runs its 9 rows as 10. */
+                const int run = j->v && j->v->ukrun && kn->ctx == j->v;
+                const int64_t rem = mc % mr;
+                const int split = !j->packed_a && !run && mr >= 12 && nir >= 2 && rem > 0 && rem <= 2;
+                const int64_t h1 = split ? (mr + rem + 1) / 2 : mr;
+                const int64_t nfull = split ? nir - 2 : mc / mr; /* whole MR-row panels */
                 /* this block's whole A panels packed by their tiles with
-                 * jr = 0 (apacking); a last partial panel, and panel 0
-                 * where B is packed by that tile, by pack_a first */
+                 * jr = 0 (apacking); the other panels, and panel 0 where B
+                 * is packed by that tile, by pack_a first */
                 int apacking = 0;
-                const int64_t afull = mc / mr * mr;
                 const char *ap;
                 if (j->packed_a) {
                     ap = j->packed_a + (size_t)(pc * j->mpad_a + ic * kcp) * es;
                 } else {
                     char *dst = a_all ? abuf + (size_t)(pc * mpad + (ic - m0) * kcp) * es : abuf;
-                    if ((!a_all || jc == n0) && packa && afull > 0) {
-                        apacking = 1;
-                        if (afull < mc)
-                            kn->pack_a(kn, j->ta, j->A, j->lda, ic + afull, pc, mc - afull, kc,
-                                       dst + (size_t)(afull * kcp) * es);
-                        if (packing)
-                            kn->pack_a(kn, j->ta, j->A, j->lda, ic, pc, mr, kc, dst);
-                    } else if (!a_all || jc == n0) {
-                        kn->pack_a(kn, j->ta, j->A, j->lda, ic, pc, mc, kc, dst);
+                    if (!a_all || jc == n0) {
+                        apacking = packa && nfull > 0;
+                        const int64_t head = apacking ? (packing ? mr : 0) : split ? nfull * mr : mc;
+                        if (head > 0)
+                            kn->pack_a(kn, j->ta, j->A, j->lda, ic, pc, head, kc, dst);
+                        const int64_t r0 = nfull * mr; /* the rows after the whole panels */
+                        char *d0 = dst + (size_t)(r0 * kcp) * es;
+                        if (split) {
+                            kn->pack_a(kn, j->ta, j->A, j->lda, ic + r0, pc, h1, kc, d0);
+                            kn->pack_a(kn, j->ta, j->A, j->lda, ic + r0 + h1, pc, mc - r0 - h1, kc,
+                                       d0 + (size_t)(mr * kcp) * es);
+                        } else if (apacking && r0 < mc) {
+                            kn->pack_a(kn, j->ta, j->A, j->lda, ic + r0, pc, mc - r0, kc, d0);
+                        }
                     }
                     ap = dst;
                 }
@@ -379,7 +411,6 @@ static void run_packed_range(const gjob_t *j, int64_t m0, int64_t m1, int64_t n0
                  * 1.43-1.59 ms down C's columns, 0.78-0.88 along its rows,
                  * in the model on a Xeon) */
                 const int b_in_l1 = kn->b_in_l1 && kc >= 128 && !j->rows_first;
-                const int64_t nir = (mc + mr - 1) / mr, njr = (nc + nr - 1) / nr;
                 const int64_t outer = b_in_l1 ? njr : nir, inner = b_in_l1 ? nir : njr;
                 /* A short K block leaves too little time per tile for the
                  * C (and residual) lines to arrive by demand: the next tile's
@@ -394,7 +425,6 @@ static void run_packed_range(const gjob_t *j, int64_t m0, int64_t m1, int64_t n0
                 /* runs of tiles in one call (the variant's ukrun): a row of
                  * them along one A micro-panel, or with B in L1 a column of
                  * them down one B micro-panel */
-                const int run = j->v && j->v->ukrun && kn->ctx == j->v;
                 for (int64_t o = 0; run && o < outer; o++) {
                     const char *bnext = b_in_l1 && o + 1 < outer ? bp + (size_t)(o + 1) * bpanel
                                                                  : NULL;
@@ -414,7 +444,11 @@ static void run_packed_range(const gjob_t *j, int64_t m0, int64_t m1, int64_t n0
                     const char *bnext =
                         b_in_l1 && o + 1 < outer && !packing ? bp + (size_t)(o + 1) * bpanel : NULL;
                     for (int64_t q = 0; q < inner; q++) {
-                        const int64_t ir = (b_in_l1 ? q : o) * mr;
+                        /* A panel p: its slot in the packed block (as) and
+                         * first row of the block (ir), its rows (m) */
+                        const int64_t p = b_in_l1 ? q : o, as = p * mr;
+                        const int64_t ir = panel_row(p, nir, mr, h1, split);
+                        const int64_t m = (p + 1 < nir ? panel_row(p + 1, nir, mr, h1, split) : mc) - ir;
                         const int64_t jr = (b_in_l1 ? o : q) * nr;
                         /* this tile's slice of the next B micro-panel:
                          * spread over the tile's k loop where the kernel
@@ -444,12 +478,12 @@ static void run_packed_range(const gjob_t *j, int64_t m0, int64_t m1, int64_t n0
                         if (pfc) {
                             const int64_t q2 = q + 1 < inner ? q + 1 : 0;
                             const int64_t o2 = q + 1 < inner ? o : o + 1;
-                            const int64_t ir2 = (b_in_l1 ? q2 : o2) * mr;
+                            const int64_t ir2 = panel_row(b_in_l1 ? q2 : o2, nir, mr, h1, split);
                             if (o2 < outer)
                                 prefetch_tile(j, ic + ir2, jc + (b_in_l1 ? o2 : q2) * nr,
                                               mc - ir2, last);
                         }
-                        if (packing && ir == 0) {
+                        if (packing && p == 0) {
                             /* the panel's first tile packs it as it goes,
                              * or (a last panel narrower than NR) pack_b
                              * first */
@@ -460,15 +494,15 @@ static void run_packed_range(const gjob_t *j, int64_t m0, int64_t m1, int64_t n0
                                     (const float *)j->B + pc * j->ldb + jc + jr, j->ldb,
                                     (float *)dst,
                                     (float *)((char *)j->C + (size_t)(ic * j->ldc + jc + jr) * cs),
-                                    j->ldc, (int)min64(mr, mc), j->alpha, beta, e);
+                                    j->ldc, (int)m, j->alpha, beta, e);
                                 continue;
                             }
                             kn->pack_b(kn, j->tb, j->B, j->ldb, pc, jc + jr, kc, nc - jr, dst);
                         }
-                        if (apacking && jr == 0 && ir < afull && !(packing && ir == 0)) {
+                        if (apacking && jr == 0 && p < nfull && !(packing && p == 0)) {
                             j->v->uk_packa(
                                 kc, (const float *)j->A + (ic + ir) * j->lda + pc, j->lda,
-                                (float *)(ap + (size_t)(ir * kcp) * es),
+                                (float *)(ap + (size_t)(as * kcp) * es),
                                 (const float *)(bp + (size_t)(jr * kcp) * es),
                                 (float *)((char *)j->C + (size_t)((ic + ir) * j->ldc + jc + jr) * cs),
                                 j->ldc, (int)min64(nr, nc - jr), j->alpha, beta, e,
@@ -477,18 +511,16 @@ static void run_packed_range(const gjob_t *j, int64_t m0, int64_t m1, int64_t n0
                             continue;
                         }
                         if (spread)
-                            kn->uk_pf(kn, kc, ap + (size_t)(ir * kcp) * es,
+                            kn->uk_pf(kn, kc, ap + (size_t)(as * kcp) * es,
                                       bp + (size_t)(jr * kcp) * es,
                                       (char *)j->C + (size_t)((ic + ir) * j->ldc + jc + jr) * cs,
-                                      j->ldc, (int)min64(mr, mc - ir), (int)min64(nr, nc - jr),
-                                      j->alpha, beta, e, pfb + s0,
-                                      (int64_t)((s1 - s0 + 63) / 64));
+                                      j->ldc, (int)m, (int)min64(nr, nc - jr), j->alpha, beta, e,
+                                      pfb + s0, (int64_t)((s1 - s0 + 63) / 64));
                         else
-                            kn->uk(kn, kc, ap + (size_t)(ir * kcp) * es,
+                            kn->uk(kn, kc, ap + (size_t)(as * kcp) * es,
                                    bp + (size_t)(jr * kcp) * es,
                                    (char *)j->C + (size_t)((ic + ir) * j->ldc + jc + jr) * cs,
-                                   j->ldc, (int)min64(mr, mc - ir), (int)min64(nr, nc - jr),
-                                   j->alpha, beta, e);
+                                   j->ldc, (int)m, (int)min64(nr, nc - jr), j->alpha, beta, e);
                     }
                 }
             }
