@@ -372,7 +372,8 @@ static void run_packed_range(const gjob_t *j, int64_t m0, int64_t m1, int64_t n0
                  * 10-row kernel runs its 9 rows as 10. */
                 const int run = j->v && j->v->ukrun && kn->ctx == j->v;
                 const int64_t rem = mc % mr;
-                const int split = !j->packed_a && !run && mr >= 12 && nir >= 2 && rem > 0 && rem <= 2;
+                const int split =
+                    !j->packed_a && !run && mr >= 12 && nir >= 2 && rem > 0 && rem <= 2;
                 const int64_t h1 = split ? (mr + rem + 1) / 2 : mr;
                 const int64_t nfull = split ? nir - 2 : mc / mr; /* whole MR-row panels */
                 /* this block's whole A panels packed by their tiles with
@@ -386,7 +387,9 @@ static void run_packed_range(const gjob_t *j, int64_t m0, int64_t m1, int64_t n0
                     char *dst = a_all ? abuf + (size_t)(pc * mpad + (ic - m0) * kcp) * es : abuf;
                     if (!a_all || jc == n0) {
                         apacking = packa && nfull > 0;
-                        const int64_t head = apacking ? (packing ? mr : 0) : split ? nfull * mr : mc;
+                        const int64_t head = apacking ? (packing ? mr : 0)
+                                             : split  ? nfull * mr
+                                                      : mc;
                         if (head > 0)
                             kn->pack_a(kn, j->ta, j->A, j->lda, ic, pc, head, kc, dst);
                         const int64_t r0 = nfull * mr; /* the rows after the whole panels */
@@ -448,7 +451,8 @@ static void run_packed_range(const gjob_t *j, int64_t m0, int64_t m1, int64_t n0
                          * first row of the block (ir), its rows (m) */
                         const int64_t p = b_in_l1 ? q : o, as = p * mr;
                         const int64_t ir = panel_row(p, nir, mr, h1, split);
-                        const int64_t m = (p + 1 < nir ? panel_row(p + 1, nir, mr, h1, split) : mc) - ir;
+                        const int64_t m =
+                            (p + 1 < nir ? panel_row(p + 1, nir, mr, h1, split) : mc) - ir;
                         const int64_t jr = (b_in_l1 ? o : q) * nr;
                         /* this tile's slice of the next B micro-panel:
                          * spread over the tile's k loop where the kernel
@@ -500,14 +504,14 @@ static void run_packed_range(const gjob_t *j, int64_t m0, int64_t m1, int64_t n0
                             kn->pack_b(kn, j->tb, j->B, j->ldb, pc, jc + jr, kc, nc - jr, dst);
                         }
                         if (apacking && jr == 0 && p < nfull && !(packing && p == 0)) {
-                            j->v->uk_packa(
-                                kc, (const float *)j->A + (ic + ir) * j->lda + pc, j->lda,
-                                (float *)(ap + (size_t)(as * kcp) * es),
-                                (const float *)(bp + (size_t)(jr * kcp) * es),
-                                (float *)((char *)j->C + (size_t)((ic + ir) * j->ldc + jc + jr) * cs),
-                                j->ldc, (int)min64(nr, nc - jr), j->alpha, beta, e,
-                                spread ? pfb + s0 : NULL,
-                                spread ? (int64_t)((s1 - s0 + 63) / 64) : 0);
+                            j->v->uk_packa(kc, (const float *)j->A + (ic + ir) * j->lda + pc,
+                                           j->lda, (float *)(ap + (size_t)(as * kcp) * es),
+                                           (const float *)(bp + (size_t)(jr * kcp) * es),
+                                           (float *)((char *)j->C +
+                                                     (size_t)((ic + ir) * j->ldc + jc + jr) * cs),
+                                           j->ldc, (int)min64(nr, nc - jr), j->alpha, beta, e,
+                                           spread ? pfb + s0 : NULL,
+                                           spread ? (int64_t)((s1 - s0 + 63) / 64) : 0);
                             continue;
                         }
                         if (spread)
