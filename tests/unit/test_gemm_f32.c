@@ -494,6 +494,48 @@ static void public_paths(void)
     CHECK(cc[0] == SENTINEL);
 }
 
+/* The driver's packing tiles and row split (run_packed_range), against the
+ * double reference: A packed by the tiles that first use each A panel
+ * (uk_packa) and B by those that first use each B panel (uk_packb); the
+ * last two A panels sharing a remainder of 1 or 2 rows (M = 128 as 8 x 14
+ * + 8 + 8); in one row block and in the second of two, over several B
+ * panels and K blocks, with a ragged last B panel, 1 and 2 threads, a row
+ * bias and residual through the split rows, op(B) transposed (B packed by
+ * pack_b, A still by the tiles), B pre-packed (A by the tiles, B not).
+ * lda a multiple of 1024 floats (A's rows would share an L1 set: A packed
+ * by pack_a instead) and not. A's padding holds sentinels, so a tile that
+ * read past its K block would show. Every variant runs them; only those
+ * with uk_packa and a tile of 12 or more rows take the new paths. */
+static void tile_packing(const gemm_f32_variant_t *v)
+{
+    gemm_blocking_t bl;
+    gemm_f32_blocking(v, &bl);
+    const int64_t mr = v->mr, nr = v->nr, kc = bl.kc;
+    const int64_t ms[] = {mr + 1,     mr + 2,          2 * mr + 1,          2 * mr + 2,
+                          9 * mr + 2, 10 * mr + 1,     bl.mc + mr + 2,      bl.mc + 2 * mr + 1};
+    const gemm_epilogue_t e = {GEMM_BIAS_ROW, NULL, GEMM_ACT_RELU, 0, 0, 1.0f, NULL, 0,
+                               GEMM_ACT_NONE, 0, 0};
+    for (int i = 0; i < (int)(sizeof ms / sizeof ms[0]); i++)
+        for (int t = 0; t < 4; t++) {
+            gcase_t c = {v, VIA_VARIANT, 1 + (t & 1), 0, t == 3, ms[i], 3 * nr + 5,
+                         t < 2 ? kc + 7 : 2 * kc + 3, t == 2 ? 0.5f : 1.0f, t == 0 ? 0.0f : 1.0f,
+                         t, t & 1 ? &e : NULL, t == 1};
+            run_case(&c);
+        }
+    for (int pad = 0; pad <= 3; pad += 3)
+        for (int th = 1; th <= 2; th++) {
+            gcase_t c = {v, VIA_VARIANT, th, 0, 0, 2 * mr + 2, 2 * nr + 3, 1024, 1.0f, 0.0f, pad,
+                         NULL, 0};
+            run_case(&c);
+        }
+    if (v == gemm_f32_select())
+        for (int th = 1; th <= 2; th++) {
+            gcase_t c = {NULL, VIA_PACKED, th, 0, 0, 128, 3 * nr + 5, kc + 7, 1.0f, 1.0f, 1, &e,
+                         1};
+            run_case(&c);
+        }
+}
+
 /* The residual given as C itself (gemm.h allows it): every path writes C
  * before its epilogue reads the residual (the first of several K blocks,
  * the GEMV's store), so the GEMM must read the old C first. Through the
@@ -690,6 +732,7 @@ int main(void)
         printf("variant %s (MR=%d NR=%d)\n", v->name, v->mr, v->nr);
         sweep_variant(v);
         epilogues(v);
+        tile_packing(v);
     }
     CHECK(gemm_f32_select()->isa <= level);
     public_paths();
