@@ -536,6 +536,122 @@ static void tile_packing(const gemm_f32_variant_t *v)
         }
 }
 
+/* The indirect-A product (gemm_f32_packed_inda: the convolutions' path for
+ * small planes and the inverted-residual block's projection) against the
+ * double reference: channel counts around the tile's width and its
+ * narrower forms (1, 8, 15-17, 23-25, 31-33, 40, 56), pixel counts around
+ * the tile's height, pixels evenly spaced (the kernels' fast addressing)
+ * and not, tap offsets contiguous and strided, K over several K blocks,
+ * 1 and 2 threads, every epilogue kind the convolutions use (channel bias,
+ * clip, residual, post clip, scale) and one whose activation takes the
+ * general path. Everything in the input plane that A does not name is NaN,
+ * C's padding holds sentinels. */
+static void indirect_a_case(int64_t M, int64_t K, int64_t P, int even, int tapstride, int epi,
+                            int threads)
+{
+    const int64_t ps = K * tapstride + 3; /* floats per pixel slot */
+    const int64_t slots = P + 5, ldc = P + 3, ldr = P + 2;
+    float *X = malloc((size_t)(slots * ps) * sizeof(float));
+    float *W = malloc((size_t)(M * K) * sizeof(float));
+    float *C = malloc((size_t)(M * ldc) * sizeof(float));
+    float *R = malloc((size_t)(M * ldr) * sizeof(float));
+    float *bias = malloc((size_t)M * sizeof(float));
+    int64_t *pix = malloc((size_t)P * sizeof(int64_t)), *off = malloc((size_t)K * sizeof(int64_t));
+    for (int64_t i = 0; i < slots * ps; i++)
+        X[i] = NAN;
+    for (int64_t k = 0; k < K; k++)
+        off[k] = k * tapstride;
+    for (int64_t q = 0; q < P; q++) /* uneven: slots in a scrambled order, with gaps */
+        pix[q] = (even ? q + 1 : (q * 7 + 3) % (P + 5)) * ps;
+    if (!even) /* (q * 7 + 3) mod (P + 5) repeats when 7 divides P + 5: make them distinct */
+        for (int64_t q = 0; q < P; q++)
+            for (int64_t r = 0; r < q; r++)
+                if (pix[r] == pix[q]) {
+                    pix[q] = (q + 1) * ps;
+                    break;
+                }
+    for (int64_t q = 0; q < P; q++)
+        for (int64_t k = 0; k < K; k++)
+            X[pix[q] + off[k]] = (float)check_rng_uniform(&rng, -1, 1);
+    check_fill_f32(&rng, W, M * K, -1, 1);
+    check_fill_f32(&rng, R, M * ldr, -1, 1);
+    check_fill_f32(&rng, bias, M, -1, 1);
+    for (int64_t i = 0; i < M * ldc; i++)
+        C[i] = SENTINEL;
+    const size_t sz = gemm_f32_packed_b_size(K, M);
+    void *Wp = base_aligned_alloc(sz, 64);
+    CHECK_OK(gemm_f32_pack_b(1, K, M, W, K, Wp, sz));
+    /* epi 0: none; 1: bias, clip (the projection of a block without a
+     * residual); 2: bias, ReLU, scale, residual, post clip; 3: bias, GELU
+     * (the general path) */
+    gemm_epilogue_t e = {GEMM_BIAS_ROW, bias, GEMM_ACT_CLIP, -0.5f, 0.75f, 1.0f, NULL, 0,
+                         GEMM_ACT_NONE, 0.0f, 0.0f};
+    if (epi == 2)
+        e.act = GEMM_ACT_RELU, e.scale = 0.5f, e.residual = R, e.ldr = ldr,
+        e.post_act = GEMM_ACT_CLIP, e.post_lo = -0.25f, e.post_hi = 0.5f;
+    if (epi == 3)
+        e.act = GEMM_ACT_GELU_ERF;
+    const gemm_inda_t a = {X, pix, P, off};
+    kctx_t kx = {threads > 1 ? pool2 : NULL, threads};
+    CHECK_OK(gemm_f32_packed_inda(&kx, M, K, Wp, &a, C, ldc, epi ? &e : NULL));
+    char where[200] = "";
+    for (int64_t m = 0; m < M && !where[0]; m++)
+        for (int64_t q = 0; q < ldc && !where[0]; q++) {
+            const float got = C[m * ldc + q];
+            if (q >= P) {
+                if (got != SENTINEL)
+                    snprintf(where, sizeof where, "padding C[%lld][%lld] overwritten",
+                             (long long)m, (long long)q);
+                continue;
+            }
+            double s = 0, sabs = 0;
+            for (int64_t k = 0; k < K; k++) {
+                const double t = (double)X[pix[q] + off[k]] * W[m * K + k];
+                s += t, sabs += fabs(t);
+            }
+            double tol = 4.0 * (double)(K + 2) * ldexp(1.0, -24) * sabs + 1e-30;
+            if (epi) {
+                s += bias[m];
+                const double mag = fabs(s);
+                s = act_d(e.act, s, e.clip_lo, e.clip_hi) * e.scale;
+                tol = (1.5 * tol + 4e-7 * (1 + mag)) * e.scale;
+                if (e.residual)
+                    s += R[m * ldr + q];
+                tol += 4e-7 * fabs(s);
+                if (e.post_act != GEMM_ACT_NONE) {
+                    const double pmag = fabs(s);
+                    s = act_d(e.post_act, s, e.post_lo, e.post_hi);
+                    tol = 1.5 * tol + 4e-7 * (1 + pmag);
+                }
+            }
+            if (!(fabs(got - s) <= tol))
+                snprintf(where, sizeof where, "C[%lld][%lld] = %.9g, want %.9g (tol %.3g)",
+                         (long long)m, (long long)q, got, s, tol);
+        }
+    CHECK_MSG(!where[0], "inda %s M=%lld K=%lld P=%lld even=%d tapstride=%d epi=%d threads=%d: %s",
+              gemm_f32_variant_name(), (long long)M, (long long)K, (long long)P, even, tapstride,
+              epi, threads, where);
+    base_aligned_free(Wp);
+    free(X), free(W), free(C), free(R), free(bias), free(pix), free(off);
+}
+
+static void indirect_a(void)
+{
+    if (!gemm_f32_inda_available())
+        return;
+    gemm_blocking_t bl;
+    gemm_f32_blocking(gemm_f32_select(), &bl);
+    const int64_t ms[] = {1, 8, 15, 16, 17, 23, 24, 25, 31, 32, 33, 40, 56};
+    const int64_t ks[] = {1, 5, 16, 144, bl.kc + 7};
+    const int64_t ps[] = {1, 13, 14, 15, 28, 29, 45};
+    int i = 0;
+    for (int mi = 0; mi < (int)(sizeof ms / sizeof ms[0]); mi++)
+        for (int ki = 0; ki < (int)(sizeof ks / sizeof ks[0]); ki++)
+            for (int pi = 0; pi < (int)(sizeof ps / sizeof ps[0]); pi++, i++)
+                indirect_a_case(ms[mi], ks[ki], ps[pi], i % 3 != 0, 1 + (i % 4 == 1), i % 4,
+                                1 + (i % 5 == 2));
+}
+
 /* The residual given as C itself (gemm.h allows it): every path writes C
  * before its epilogue reads the residual (the first of several K blocks,
  * the GEMV's store), so the GEMM must read the old C first. Through the
@@ -737,6 +853,7 @@ int main(void)
     CHECK(gemm_f32_select()->isa <= level);
     public_paths();
     residual_in_place();
+    indirect_a();
     batched();
     packed_then();
     base_pool_destroy(pool2);

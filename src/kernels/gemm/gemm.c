@@ -1742,13 +1742,20 @@ static void inda_task(void *ctx, size_t begin, size_t end, int worker)
                         const size_t o1 = o0 + bsl < bnb ? o0 + bsl : bnb;
                         const int64_t npx = min64(mr, j->a->P - q * mr);
                         const int part = npx < mr && v->inda_part; /* the last tile: its pixels */
-                        const int spread = !part && v->inda_pf && o0 < o1;
+                        /* a last channel panel of fewer than NR channels */
+                        const int narrow = !part && nch < nr && v->inda_narrow;
+                        const int spread = !part && (narrow || v->inda_pf) && o0 < o1;
                         if (!spread)
                             for (size_t o = o0; o < o1; o += 64)
                                 __builtin_prefetch(bn + o, 0, 2);
                         if (part)
                             v->inda_part((int)npx, kcb, px[q - g0], j->a->off + pc, bp,
                                          T + (q - g0) * mr * nr, pc > 0);
+                        else if (narrow)
+                            v->inda_narrow((int)nch, kcb, px[q - g0], j->a->off + pc, bp,
+                                           T + (q - g0) * mr * nr, pc > 0,
+                                           spread ? bn + o0 : NULL,
+                                           spread ? (int64_t)((o1 - o0 + 63) / 64) : 0);
                         else if (spread)
                             v->inda_pf(kcb, px[q - g0], j->a->off + pc, bp,
                                        T + (q - g0) * mr * nr, pc > 0, bn + o0,

@@ -188,6 +188,15 @@ typedef struct gemm_f32_variant {
     void (*uk_packa)(int64_t kc, const float *A, int64_t lda, float *Ap, const float *B, float *C,
                      int64_t ldc, int n, float alpha, float beta, const gemm_tile_epi_t *e,
                      const char *pf, int64_t npf);
+    /* inda_pf on a channel panel narrower than NR (NULL: none; the driver
+     * then runs inda's whole tile): a whole MR-pixel tile, columns [0, nch)
+     * of T (nch 1 to NR - 1) as inda computes them, the others untouched
+     * or computed, only costing less where the kernel has a narrower form.
+     * An inverted-residual block's projection to 24 channels fills 24 of the
+     * AVX-512 tile's 32 columns: a zmm and a ymm accumulator per row there
+     * issue 3 of 4 halves on cores that split zmm operations in two. */
+    void (*inda_narrow)(int nch, int64_t kc, const float *const *px, const int64_t *off,
+                        const float *Bp, float *T, int acc, const char *pf, int64_t npf);
 } gemm_f32_variant_t;
 
 /* Best first. */
@@ -373,6 +382,8 @@ void gemm_f32_inda_14x32_avx512(int64_t kc, const float *const *px, const int64_
 void gemm_f32_inda_pf_14x32_avx512(int64_t kc, const float *const *px, const int64_t *off,
                                    const float *Bp, float *T, int acc, const char *pf,
                                    int64_t npf);
+void gemm_f32_inda_narrow_avx512(int nch, int64_t kc, const float *const *px, const int64_t *off,
+                                 const float *Bp, float *T, int acc, const char *pf, int64_t npf);
 void gemm_f32_inda_part_avx512(int npx, int64_t kc, const float *const *px, const int64_t *off,
                                const float *Bp, float *T, int acc);
 void gemm_f32_tile_store_t_avx512(const float *T, int npx, int nch, float *C, int64_t ldc,

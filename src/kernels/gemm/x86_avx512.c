@@ -1164,6 +1164,80 @@ void gemm_f32_inda_pf_14x32_avx512(int64_t kc, const float *const *px, const int
         inda_rows(MR, kc, px, off, Bp, T, acc, pf, npf);
 }
 
+/* inda_rows_even on the first 16 (H 0) or 24 (H 1) columns of the tile: a
+ * zmm accumulator per row, and with H a ymm one for columns 16-23 fed by
+ * the zmm broadcast's lower half. Zen 4 runs a zmm FMA as two 256-bit
+ * halves, so 24 columns cost 3 halves a row where the whole tile costs 4
+ * (a projection to 24 channels: 21 cycles a k step instead of 28); cores
+ * with 512-bit FMA ports issue a ymm FMA in a zmm's slot and run it level. */
+ALWAYS_INLINE void inda_rows_even_narrow(const int H, int64_t kc, const float *p0, int64_t ps,
+                                         const int64_t *off, const float *Bp, float *T, int acc,
+                                         const char *pf, int64_t npf)
+{
+    __m512 c[MR];
+    __m256 h[MR];
+#pragma GCC unroll 16
+    for (int r = 0; r < MR; r++) {
+        c[r] = acc ? _mm512_load_ps(T + r * NR) : _mm512_setzero_ps();
+        h[r] = H && acc ? _mm256_load_ps(T + r * NR + 16) : _mm256_setzero_ps();
+    }
+    int64_t credit = 0;
+    const int64_t sb = ps * (int64_t)sizeof(float), sb3 = 3 * sb; /* bytes */
+#define NARROW_ROW(r, q, i)                                                                       \
+    do {                                                                                          \
+        const __m512 a_ = _mm512_set1_ps(*(const float *)((q) + (i)));                            \
+        c[r] = _mm512_fmadd_ps(a_, b0, c[r]);                                                     \
+        if (H)                                                                                    \
+            h[r] = _mm256_fmadd_ps(_mm512_castps512_ps256(a_), b1, h[r]);                         \
+    } while (0)
+    for (int64_t k = 0; k < kc; k++) {
+        spread_prefetch(&pf, &credit, npf, kc);
+        const __m512 b0 = _mm512_load_ps(Bp);
+        const __m256 b1 = H ? _mm256_load_ps(Bp + 16) : _mm256_setzero_ps();
+        const char *q = (const char *)(p0 + off[k]);
+        NARROW_ROW(0, q, 0);
+        NARROW_ROW(1, q, sb);
+        NARROW_ROW(2, q, sb * 2);
+        NARROW_ROW(4, q, sb * 4);
+        NARROW_ROW(8, q, sb * 8);
+        q += sb3;
+        NARROW_ROW(3, q, 0);
+        NARROW_ROW(5, q, sb * 2);
+        NARROW_ROW(7, q, sb * 4);
+        NARROW_ROW(11, q, sb * 8);
+        q += sb3;
+        NARROW_ROW(6, q, 0);
+        NARROW_ROW(10, q, sb * 4);
+        q += sb3;
+        NARROW_ROW(9, q, 0);
+        NARROW_ROW(13, q, sb * 4);
+        q += sb3;
+        NARROW_ROW(12, q, 0);
+        Bp += NR;
+    }
+#undef NARROW_ROW
+#pragma GCC unroll 16
+    for (int r = 0; r < MR; r++) {
+        _mm512_store_ps(T + r * NR, c[r]);
+        if (H)
+            _mm256_store_ps(T + r * NR + 16, h[r]);
+    }
+}
+
+void gemm_f32_inda_narrow_avx512(int nch, int64_t kc, const float *const *px, const int64_t *off,
+                                 const float *Bp, float *T, int acc, const char *pf, int64_t npf)
+{
+    const int64_t ps = inda_spacing(px);
+    if (ps && nch <= 16)
+        inda_rows_even_narrow(0, kc, px[0], ps, off, Bp, T, acc, pf, npf);
+    else if (ps && nch <= 24)
+        inda_rows_even_narrow(1, kc, px[0], ps, off, Bp, T, acc, pf, npf);
+    else if (ps)
+        inda_rows_even(kc, px[0], ps, off, Bp, T, acc, pf, npf);
+    else
+        inda_rows(MR, kc, px, off, Bp, T, acc, pf, npf);
+}
+
 void gemm_f32_inda_part_avx512(int npx, int64_t kc, const float *const *px, const int64_t *off,
                                const float *Bp, float *T, int acc)
 {
@@ -1172,15 +1246,26 @@ void gemm_f32_inda_part_avx512(int npx, int64_t kc, const float *const *px, cons
 #undef INDA_PART
 }
 
+/* Columns [c0, c0 + 16) of T's first npx rows, transposed: r[c] holds
+ * channel c0 + c's npx pixels (lanes past npx zero). */
+ALWAYS_INLINE void tile_t_block(const float *T, int npx, int c0, __m512 r[16])
+{
+#pragma GCC unroll 16
+    for (int i = 0; i < 16; i++)
+        r[i] = i < npx ? _mm512_load_ps(T + i * NR + c0) : _mm512_setzero_ps();
+    vm512_transpose16(r);
+}
+
 /* T (npx pixel rows of NR channels) into C's channel rows: C[c * ldc + r],
- * 14 pixels of a channel gathered from T's column c */
+ * 16 channels at a time transposed in registers. A gather per channel (14
+ * lanes from T's column) took a fifth of a projection to 24 channels on
+ * Zen 4, whose gathers move about one element a cycle; the transpose is
+ * 64 shuffles per 16 channels. */
 void gemm_f32_tile_store_t_avx512(const float *T, int npx, int nch, float *C, int64_t ldc,
                                   const gemm_tile_epi_t *e)
 {
     const __mmask16 mk = lanes(npx);
-    const __m512i idx = _mm512_mullo_epi32(
-        _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15),
-        _mm512_set1_epi32(NR));
+    __m512 r[16];
     if (e && gemm_act_is_simple(e->act) && gemm_act_is_simple(e->post_act)) {
         /* the common epilogues inline, e's fields read once: act512 is a
          * call per vector, and e's floats would be reloaded after every
@@ -1191,33 +1276,44 @@ void gemm_f32_tile_store_t_avx512(const float *T, int npx, int nch, float *C, in
         const float lo = e->lo, hi = e->hi, plo = e->post_lo, phi = e->post_hi;
         const int scaled = e->scale != 1.0f;
         const __m512 vs = _mm512_set1_ps(e->scale);
-        for (int c = 0; c < nch; c++) {
-            __m512 v = _mm512_mask_i32gather_ps(_mm512_setzero_ps(), mk, idx, T + c, 4);
-            if (bias)
-                v = _mm512_add_ps(v, _mm512_set1_ps(bias[c]));
-            v = vm512_act_simple(v, act, lo, hi);
-            if (scaled)
-                v = _mm512_mul_ps(v, vs);
-            if (res)
-                v = _mm512_add_ps(v, _mm512_maskz_loadu_ps(mk, res + c * ldr));
-            v = vm512_act_simple(v, post, plo, phi);
-            _mm512_mask_storeu_ps(C + c * ldc, mk, v);
+        for (int c0 = 0; c0 < nch; c0 += 16) {
+            tile_t_block(T, npx, c0, r);
+#pragma GCC unroll 16
+            for (int cc = 0; cc < 16; cc++) {
+                const int c = c0 + cc;
+                if (c >= nch)
+                    break;
+                __m512 v = r[cc];
+                if (bias)
+                    v = _mm512_add_ps(v, _mm512_set1_ps(bias[c]));
+                v = vm512_act_simple(v, act, lo, hi);
+                if (scaled)
+                    v = _mm512_mul_ps(v, vs);
+                if (res)
+                    v = _mm512_add_ps(v, _mm512_maskz_loadu_ps(mk, res + c * ldr));
+                v = vm512_act_simple(v, post, plo, phi);
+                _mm512_mask_storeu_ps(C + c * ldc, mk, v);
+            }
         }
         return;
     }
-    for (int c = 0; c < nch; c++) {
-        __m512 v = _mm512_mask_i32gather_ps(_mm512_setzero_ps(), mk, idx, T + c, 4);
-        if (e) {
-            if (e->bias_row)
-                v = _mm512_add_ps(v, _mm512_set1_ps(e->bias_row[c]));
-            v = act512(v, e->act, e->lo, e->hi);
-            if (e->scale != 1.0f)
-                v = _mm512_mul_ps(v, _mm512_set1_ps(e->scale));
-            if (e->res)
-                v = _mm512_add_ps(v, _mm512_maskz_loadu_ps(mk, e->res + c * e->ldr));
-            v = act512(v, e->post_act, e->post_lo, e->post_hi);
+    for (int c0 = 0; c0 < nch; c0 += 16) {
+        tile_t_block(T, npx, c0, r);
+        for (int cc = 0; cc < 16 && c0 + cc < nch; cc++) {
+            const int c = c0 + cc;
+            __m512 v = r[cc];
+            if (e) {
+                if (e->bias_row)
+                    v = _mm512_add_ps(v, _mm512_set1_ps(e->bias_row[c]));
+                v = act512(v, e->act, e->lo, e->hi);
+                if (e->scale != 1.0f)
+                    v = _mm512_mul_ps(v, _mm512_set1_ps(e->scale));
+                if (e->res)
+                    v = _mm512_add_ps(v, _mm512_maskz_loadu_ps(mk, e->res + c * e->ldr));
+                v = act512(v, e->post_act, e->post_lo, e->post_hi);
+            }
+            _mm512_mask_storeu_ps(C + c * ldc, mk, v);
         }
-        _mm512_mask_storeu_ps(C + c * ldc, mk, v);
     }
 }
 
@@ -1717,6 +1813,11 @@ void gemm_f32_inda_14x32_avx512(int64_t kc, const float *const *px, const int64_
                                 const float *Bp, float *T, int acc)
 {
     (void)kc, (void)px, (void)off, (void)Bp, (void)T, (void)acc;
+}
+void gemm_f32_inda_narrow_avx512(int nch, int64_t kc, const float *const *px, const int64_t *off,
+                                 const float *Bp, float *T, int acc, const char *pf, int64_t npf)
+{
+    (void)nch, (void)kc, (void)px, (void)off, (void)Bp, (void)T, (void)acc, (void)pf, (void)npf;
 }
 void gemm_f32_inda_part_avx512(int npx, int64_t kc, const float *const *px, const int64_t *off,
                                const float *Bp, float *T, int acc)
