@@ -5,7 +5,7 @@
  * other (expansion GEMM into a full NHWC buffer, depthwise rows, indirect-A
  * projection), and of the three unfused convolutions as the model ran them
  * before (FusedConv's packed paths, NCHW depthwise). Usage: bench_mbconv_f32
- * [--threads T] [--only I]. Not a test: prints numbers, asserts nothing.
+ * [--threads T] [--only I] (I = the number of blocks: the stem form alone). Not a test: prints numbers, asserts nothing.
  */
 #include "base/alloc.h"
 #include "base/clock.h"
@@ -49,6 +49,56 @@ static float *rnd(int64_t n, float scale)
         }                                                                                      \
     } while (0)
 
+/* MobileNetV2's stem and first block as the stem form (3 -> 32 channels
+ * 3x3/2 at 224x224, depthwise 3x3, projection to 16) against its three
+ * convolutions run apart. */
+static void bench_stem(const kctx_t *k)
+{
+    conv_mb_params_t p;
+    memset(&p, 0, sizeof p);
+    p.N = 1, p.C = 3, p.E = 32, p.M = 16, p.H = p.W = 224, p.K1 = 3, p.s1 = 2, p.K = 3;
+    p.stride = 1;
+    p.act1 = GEMM_ACT_CLIP, p.lo1 = 0, p.hi1 = 6, p.lo2 = 0, p.hi2 = 6;
+    p.act3 = p.post3 = GEMM_ACT_NONE;
+    conv_mb_check(&p);
+    const int64_t HW = p.H * p.W, EHW = p.EH * p.EW, OHW = p.OH * p.OW, K1 = p.C * 9;
+    float *X = rnd(p.C * HW, 1), *W1 = rnd(p.E * K1, 0.5f), *W2 = rnd(p.M * p.E, 0.1f);
+    float *Wd = rnd(p.E * 9, 0.5f), *b1 = rnd(p.E, 1), *bd = rnd(p.E, 1), *b2 = rnd(p.M, 1);
+    float *Y = rnd(p.M * OHW, 1);
+    const size_t s1 = conv_mb_packed_size(p.E, K1), s2 = conv_mb_packed_size(p.M, p.E);
+    void *w1p = base_aligned_alloc(s1, 64), *w2p = base_aligned_alloc(s2, 64);
+    conv_mb_pack(p.E, K1, W1, w1p, s1);
+    conv_mb_pack(p.M, p.E, W2, w2p, s2);
+    const int reps = 20;
+    double tf = 1e30;
+    TIME(tf, reps, conv_mb_f32(k, &p, X, w1p, b1, Wd, bd, w2p, b2, NULL, Y));
+    conv_params_t c1 = {1, p.C, p.E, 1, {1, p.H, p.W}, {1, p.EH, p.EW}, {1, 3, 3}, {1, 2, 2},
+                        {1, 1, 1}, {0, 1, 1}};
+    conv_params_t c2 = {1, p.E, p.E, p.E, {1, p.EH, p.EW}, {1, p.OH, p.OW}, {1, 3, 3},
+                        {1, 1, 1}, {1, 1, 1}, {0, 1, 1}};
+    conv_params_t c3 = {1, p.E, p.M, 1, {1, p.OH, p.OW}, {1, p.OH, p.OW}, {1, 1, 1},
+                        {1, 1, 1}, {1, 1, 1}, {0, 0, 0}};
+    size_t q1 = conv_f32_packed_w_size(&c1), q3 = conv_f32_packed_w_size(&c3);
+    void *p1 = base_aligned_alloc(q1, 64), *p3 = base_aligned_alloc(q3, 64);
+    conv_f32_pack_w(&c1, W1, p1, q1);
+    conv_f32_pack_w(&c3, W2, p3, q3);
+    size_t wsb = conv_f32_workspace(&c1) + conv_f32_workspace(&c3) + 64;
+    void *ws = base_aligned_alloc(wsb, 64);
+    float *Ec = rnd(p.E * EHW, 1), *Dc = rnd(p.E * OHW, 1);
+    conv_post_t post1 = {GEMM_ACT_CLIP, 0, 6, NULL, GEMM_ACT_NONE, 0, 0};
+    conv_post_t post3 = {GEMM_ACT_NONE, 0, 0, NULL, GEMM_ACT_NONE, 0, 0};
+    double u1 = 1e30, u2 = 1e30, u3 = 1e30;
+    TIME(u1, reps, conv_f32_packed_w(k, &c1, X, p1, b1, &post1, Ec, ws, wsb));
+    TIME(u2, reps, conv_f32(k, &c2, Ec, Wd, bd, &post1, Dc, NULL, 0));
+    TIME(u3, reps, conv_f32_packed_w(k, &c3, Dc, p3, b2, &post3, Y, ws, wsb));
+    printf("%-24s %8.1f %8s %8s %8s %8.1f %8.1f %8.1f %8.1f\n", "stem 3>32>16 224 3x3/2", tf,
+           "", "", "", u1 + u2 + u3, u1, u2, u3);
+    base_aligned_free(X), base_aligned_free(W1), base_aligned_free(W2), base_aligned_free(Wd);
+    base_aligned_free(b1), base_aligned_free(bd), base_aligned_free(b2), base_aligned_free(Y);
+    base_aligned_free(w1p), base_aligned_free(w2p), base_aligned_free(p1), base_aligned_free(p3);
+    base_aligned_free(ws), base_aligned_free(Ec), base_aligned_free(Dc);
+}
+
 int main(int argc, char **argv)
 {
     int threads = 1, only = -1;
@@ -65,6 +115,8 @@ int main(int argc, char **argv)
     printf("%-24s %8s %8s %8s %8s %8s %8s %8s %8s\n", "block", "fused", "expand", "dw", "project",
            "unfused", "u-exp", "u-dw", "u-proj");
     const int ns = (int)(sizeof shapes / sizeof shapes[0]);
+    if (only < 0 || only == ns)
+        bench_stem(&k);
     for (int i = 0; i < ns; i++) {
         if (only >= 0 && i != only)
             continue;

@@ -537,7 +537,8 @@ static void tile_packing(const gemm_f32_variant_t *v)
 }
 
 /* The indirect-A product (gemm_f32_packed_inda: the convolutions' path for
- * small planes and the inverted-residual block's projection) against the
+ * small planes and the inverted-residual block's projection; and
+ * gemm_f32_packed_inda_px, stored pixel-major: the block's stem form) against the
  * double reference: channel counts around the tile's width and its
  * narrower forms (1, 8, 15-17, 23-25, 31-33, 40, 56), pixel counts around
  * the tile's height, pixels evenly spaced (the kernels' fast addressing)
@@ -547,14 +548,16 @@ static void tile_packing(const gemm_f32_variant_t *v)
  * general path. Everything in the input plane that A does not name is NaN,
  * C's padding holds sentinels. */
 static void indirect_a_case(int64_t M, int64_t K, int64_t P, int even, int tapstride, int epi,
-                            int threads)
+                            int threads, int pxm)
 {
     const int64_t ps = K * tapstride + 3; /* floats per pixel slot */
-    const int64_t slots = P + 5, ldc = P + 3, ldr = P + 2;
+    /* C's rows: channels (M of P + 3 floats), or with pxm pixels (P of M + 3) */
+    const int64_t rows = pxm ? P : M, cols = pxm ? M : P, slots = P + 5;
+    const int64_t ldc = cols + 3, ldr = cols + 2;
     float *X = malloc((size_t)(slots * ps) * sizeof(float));
     float *W = malloc((size_t)(M * K) * sizeof(float));
-    float *C = malloc((size_t)(M * ldc) * sizeof(float));
-    float *R = malloc((size_t)(M * ldr) * sizeof(float));
+    float *C = malloc((size_t)(rows * ldc) * sizeof(float));
+    float *R = malloc((size_t)(rows * ldr) * sizeof(float));
     float *bias = malloc((size_t)M * sizeof(float));
     int64_t *pix = malloc((size_t)P * sizeof(int64_t)), *off = malloc((size_t)K * sizeof(int64_t));
     for (int64_t i = 0; i < slots * ps; i++)
@@ -574,9 +577,9 @@ static void indirect_a_case(int64_t M, int64_t K, int64_t P, int even, int tapst
         for (int64_t k = 0; k < K; k++)
             X[pix[q] + off[k]] = (float)check_rng_uniform(&rng, -1, 1);
     check_fill_f32(&rng, W, M * K, -1, 1);
-    check_fill_f32(&rng, R, M * ldr, -1, 1);
+    check_fill_f32(&rng, R, rows * ldr, -1, 1);
     check_fill_f32(&rng, bias, M, -1, 1);
-    for (int64_t i = 0; i < M * ldc; i++)
+    for (int64_t i = 0; i < rows * ldc; i++)
         C[i] = SENTINEL;
     const size_t sz = gemm_f32_packed_b_size(K, M);
     void *Wp = base_aligned_alloc(sz, 64);
@@ -584,7 +587,7 @@ static void indirect_a_case(int64_t M, int64_t K, int64_t P, int even, int tapst
     /* epi 0: none; 1: bias, clip (the projection of a block without a
      * residual); 2: bias, ReLU, scale, residual, post clip; 3: bias, GELU
      * (the general path) */
-    gemm_epilogue_t e = {GEMM_BIAS_ROW, bias, GEMM_ACT_CLIP, -0.5f, 0.75f, 1.0f, NULL, 0,
+    gemm_epilogue_t e = {pxm ? GEMM_BIAS_COL : GEMM_BIAS_ROW, bias, GEMM_ACT_CLIP, -0.5f, 0.75f, 1.0f, NULL, 0,
                          GEMM_ACT_NONE, 0.0f, 0.0f};
     if (epi == 2)
         e.act = GEMM_ACT_RELU, e.scale = 0.5f, e.residual = R, e.ldr = ldr,
@@ -593,17 +596,21 @@ static void indirect_a_case(int64_t M, int64_t K, int64_t P, int even, int tapst
         e.act = GEMM_ACT_GELU_ERF;
     const gemm_inda_t a = {X, pix, P, off};
     kctx_t kx = {threads > 1 ? pool2 : NULL, threads};
-    CHECK_OK(gemm_f32_packed_inda(&kx, M, K, Wp, &a, C, ldc, epi ? &e : NULL));
+    if (pxm)
+        CHECK_OK(gemm_f32_packed_inda_px(&kx, M, K, Wp, &a, C, ldc, epi ? &e : NULL));
+    else
+        CHECK_OK(gemm_f32_packed_inda(&kx, M, K, Wp, &a, C, ldc, epi ? &e : NULL));
     char where[200] = "";
-    for (int64_t m = 0; m < M && !where[0]; m++)
-        for (int64_t q = 0; q < ldc && !where[0]; q++) {
-            const float got = C[m * ldc + q];
-            if (q >= P) {
+    for (int64_t i = 0; i < rows && !where[0]; i++)
+        for (int64_t jc = 0; jc < ldc && !where[0]; jc++) {
+            const float got = C[i * ldc + jc];
+            if (jc >= cols) {
                 if (got != SENTINEL)
                     snprintf(where, sizeof where, "padding C[%lld][%lld] overwritten",
-                             (long long)m, (long long)q);
+                             (long long)i, (long long)jc);
                 continue;
             }
+            const int64_t m = pxm ? jc : i, q = pxm ? i : jc;
             double s = 0, sabs = 0;
             for (int64_t k = 0; k < K; k++) {
                 const double t = (double)X[pix[q] + off[k]] * W[m * K + k];
@@ -616,7 +623,7 @@ static void indirect_a_case(int64_t M, int64_t K, int64_t P, int even, int tapst
                 s = act_d(e.act, s, e.clip_lo, e.clip_hi) * e.scale;
                 tol = (1.5 * tol + 4e-7 * (1 + mag)) * e.scale;
                 if (e.residual)
-                    s += R[m * ldr + q];
+                    s += R[i * ldr + jc];
                 tol += 4e-7 * fabs(s);
                 if (e.post_act != GEMM_ACT_NONE) {
                     const double pmag = fabs(s);
@@ -626,11 +633,12 @@ static void indirect_a_case(int64_t M, int64_t K, int64_t P, int even, int tapst
             }
             if (!(fabs(got - s) <= tol))
                 snprintf(where, sizeof where, "C[%lld][%lld] = %.9g, want %.9g (tol %.3g)",
-                         (long long)m, (long long)q, got, s, tol);
+                         (long long)i, (long long)jc, got, s, tol);
         }
-    CHECK_MSG(!where[0], "inda %s M=%lld K=%lld P=%lld even=%d tapstride=%d epi=%d threads=%d: %s",
-              gemm_f32_variant_name(), (long long)M, (long long)K, (long long)P, even, tapstride,
-              epi, threads, where);
+    CHECK_MSG(!where[0],
+              "inda%s %s M=%lld K=%lld P=%lld even=%d tapstride=%d epi=%d threads=%d: %s",
+              pxm ? "_px" : "", gemm_f32_variant_name(), (long long)M, (long long)K,
+              (long long)P, even, tapstride, epi, threads, where);
     base_aligned_free(Wp);
     free(X), free(W), free(C), free(R), free(bias), free(pix), free(off);
 }
@@ -649,7 +657,7 @@ static void indirect_a(void)
         for (int ki = 0; ki < (int)(sizeof ks / sizeof ks[0]); ki++)
             for (int pi = 0; pi < (int)(sizeof ps / sizeof ps[0]); pi++, i++)
                 indirect_a_case(ms[mi], ks[ki], ps[pi], i % 3 != 0, 1 + (i % 4 == 1), i % 4,
-                                1 + (i % 5 == 2));
+                                1 + (i % 5 == 2), i % 7 < 3);
 }
 
 /* The residual given as C itself (gemm.h allows it): every path writes C

@@ -3,7 +3,8 @@
  * projection, each with its epilogue), on random data over edge
  * geometries: planes 1 to 3 pixels wide, odd sizes, kernel 3 and 5,
  * strides 1 to 3, channel counts off multiples of 8, with and without
- * biases and residual, batch 1 to 3, on 1 and 2 threads (so rows are
+ * biases and residual, batch 1 to 3, the stem form (a KxK expansion
+ * with stride), on 1 and 2 threads (so rows are
  * split between threads and bands); the AVX2 depthwise row against the
  * portable one; and the errors for bad arguments. ctest runs it under
  * CAIRN_ISA=ref/avx2/avx512 too. Tolerance: f32 accumulation over the
@@ -43,19 +44,31 @@ static void oracle(const conv_mb_params_t *p, const float *X, const float *W1, c
                    const float *Wd, const float *bd, const float *W2, const float *b2,
                    const float *R, double *Y, double *mag)
 {
-    const int64_t HW = p->H * p->W, OHW = p->OH * p->OW, K = p->K, pad = K / 2;
+    /* HW: the expanded plane (the depthwise's input), XHW: X's */
+    const int64_t EH = p->EH, EW = p->EW, HW = EH * EW, XHW = p->H * p->W;
+    const int64_t OHW = p->OH * p->OW, K = p->K, pad = K / 2;
+    const int64_t K1 = p->K1 > 1 ? p->K1 : 1, s1 = p->s1 > 1 ? p->s1 : 1, p1 = K1 / 2;
+    const int64_t CK = p->C * K1 * K1; /* W1's row length */
     double *e = malloc(sizeof(double) * (size_t)(p->E * HW));
     double *em = malloc(sizeof(double) * (size_t)(p->E * HW));
     double *d = malloc(sizeof(double) * (size_t)(p->E * OHW));
     double *dm = malloc(sizeof(double) * (size_t)(p->E * OHW));
     for (int64_t n = 0; n < p->N; n++) {
-        const float *x = X + n * p->C * HW;
+        const float *x = X + n * p->C * XHW;
         for (int64_t c = 0; c < p->E; c++)
             for (int64_t i = 0; i < HW; i++) {
                 double v = b1 ? b1[c] : 0, m = b1 ? fabs(b1[c]) : 0;
-                for (int64_t k = 0; k < p->C; k++)
-                    v += (double)W1[c * p->C + k] * x[k * HW + i],
-                        m += fabs((double)W1[c * p->C + k] * x[k * HW + i]);
+                const int64_t eh = i / EW, ew = i % EW;
+                for (int64_t ci = 0; ci < p->C; ci++)
+                    for (int64_t kh = 0; kh < K1; kh++)
+                        for (int64_t kw = 0; kw < K1; kw++) {
+                            const int64_t ih = eh * s1 - p1 + kh, iw = ew * s1 - p1 + kw;
+                            if (ih < 0 || ih >= p->H || iw < 0 || iw >= p->W)
+                                continue;
+                            const double t = (double)W1[c * CK + (ci * K1 + kh) * K1 + kw] *
+                                             x[ci * XHW + ih * p->W + iw];
+                            v += t, m += fabs(t);
+                        }
                 e[c * HW + i] = act_d(p->act1, v, p->lo1, p->hi1);
                 em[c * HW + i] = m;
             }
@@ -67,11 +80,11 @@ static void oracle(const conv_mb_params_t *p, const float *X, const float *W1, c
                         for (int64_t kw = 0; kw < K; kw++) {
                             const int64_t ih = oh * p->stride - pad + kh;
                             const int64_t iw = ow * p->stride - pad + kw;
-                            if (ih < 0 || ih >= p->H || iw < 0 || iw >= p->W)
+                            if (ih < 0 || ih >= EH || iw < 0 || iw >= EW)
                                 continue;
                             const double w = Wd[(c * K + kh) * K + kw];
-                            v += w * e[c * HW + ih * p->W + iw];
-                            m += fabs(w) * em[c * HW + ih * p->W + iw];
+                            v += w * e[c * HW + ih * EW + iw];
+                            m += fabs(w) * em[c * HW + ih * EW + iw];
                         }
                     d[c * OHW + oh * p->OW + ow] = v < p->lo2 ? p->lo2 : v > p->hi2 ? p->hi2 : v;
                     dm[c * OHW + oh * p->OW + ow] = m;
@@ -97,6 +110,7 @@ typedef struct mcase {
     int64_t N, C, E, M, H, W;
     int K, s, bias, res;
     gemm_act_t act1;
+    int K1, s1; /* the stem form's expansion (0: 1x1) */
 } mcase_t;
 
 static void run_case(const mcase_t *t, const kctx_t *k, const char *label)
@@ -104,15 +118,16 @@ static void run_case(const mcase_t *t, const kctx_t *k, const char *label)
     conv_mb_params_t p;
     memset(&p, 0, sizeof p);
     p.N = t->N, p.C = t->C, p.E = t->E, p.M = t->M, p.H = t->H, p.W = t->W;
-    p.K = t->K, p.stride = t->s;
+    p.K = t->K, p.stride = t->s, p.K1 = t->K1, p.s1 = t->s1;
     p.act1 = t->act1, p.lo1 = 0.0f, p.hi1 = 6.0f;
     p.lo2 = 0.0f, p.hi2 = 6.0f;
     p.act3 = GEMM_ACT_NONE, p.lo3 = -FLT_MAX, p.hi3 = FLT_MAX;
     p.post3 = t->res ? GEMM_ACT_RELU : GEMM_ACT_NONE;
     CHECK_OK(conv_mb_check(&p));
     const int64_t HW = p.H * p.W, OHW = p.OH * p.OW, taps = (int64_t)p.K * p.K;
+    const int64_t CK = p.C * (p.K1 > 1 ? (int64_t)p.K1 * p.K1 : 1);
     float *X = malloc(sizeof(float) * (size_t)(p.N * p.C * HW));
-    float *W1 = malloc(sizeof(float) * (size_t)(p.E * p.C));
+    float *W1 = malloc(sizeof(float) * (size_t)(p.E * CK));
     float *W2 = malloc(sizeof(float) * (size_t)(p.M * p.E));
     float *Wd = malloc(sizeof(float) * (size_t)(p.E * taps));
     float *b1 = malloc(sizeof(float) * (size_t)p.E), *bd = malloc(sizeof(float) * (size_t)p.E);
@@ -122,7 +137,7 @@ static void run_case(const mcase_t *t, const kctx_t *k, const char *label)
     double *ref = malloc(sizeof(double) * ny), *mag = malloc(sizeof(double) * ny);
     for (int64_t i = 0; i < p.N * p.C * HW; i++)
         X[i] = frand();
-    for (int64_t i = 0; i < p.E * p.C; i++)
+    for (int64_t i = 0; i < p.E * CK; i++)
         W1[i] = frand();
     for (int64_t i = 0; i < p.M * p.E; i++)
         W2[i] = frand() * 0.5f;
@@ -134,15 +149,15 @@ static void run_case(const mcase_t *t, const kctx_t *k, const char *label)
         b2[i] = frand();
     for (size_t i = 0; i < ny; i++)
         R[i] = frand(), Y[i] = NAN;
-    const size_t s1 = conv_mb_packed_size(p.E, p.C), s2 = conv_mb_packed_size(p.M, p.E);
+    const size_t s1 = conv_mb_packed_size(p.E, CK), s2 = conv_mb_packed_size(p.M, p.E);
     void *w1p = base_aligned_alloc(s1, 64), *w2p = base_aligned_alloc(s2, 64);
-    CHECK_OK(conv_mb_pack(p.E, p.C, W1, w1p, s1));
+    CHECK_OK(conv_mb_pack(p.E, CK, W1, w1p, s1));
     CHECK_OK(conv_mb_pack(p.M, p.E, W2, w2p, s2));
     const float *B1 = t->bias ? b1 : NULL, *BD = t->bias ? bd : NULL, *B2 = t->bias ? b2 : NULL;
     const float *RR = t->res ? R : NULL;
     CHECK_OK(conv_mb_f32(k, &p, X, w1p, B1, Wd, BD, w2p, B2, RR, Y));
     oracle(&p, X, W1, B1, Wd, BD, W2, B2, RR, ref, mag);
-    const double eps = 4.0 * FLT_EPSILON * (double)(p.C + taps + p.E);
+    const double eps = 4.0 * FLT_EPSILON * (double)(CK + taps + p.E);
     double worst = 0;
     size_t bad = 0;
     for (size_t i = 0; i < ny; i++) {
@@ -153,10 +168,11 @@ static void run_case(const mcase_t *t, const kctx_t *k, const char *label)
             worst = Y[i] != Y[i] ? INFINITY : err / (mag[i] + 1.0);
     }
     CHECK_MSG(bad == 0,
-              "%s: N%lld C%lld E%lld M%lld %lldx%lld K%d s%d bias%d res%d: %zu of %zu outputs "
-              "off (worst relative error %.3g, allowed %.3g)",
+              "%s: N%lld C%lld E%lld M%lld %lldx%lld K1 %d s1 %d K%d s%d bias%d res%d: %zu of %zu "
+              "outputs off (worst relative error %.3g, allowed %.3g)",
               label, (long long)p.N, (long long)p.C, (long long)p.E, (long long)p.M,
-              (long long)p.H, (long long)p.W, p.K, p.stride, t->bias, t->res, bad, ny, worst, eps);
+              (long long)p.H, (long long)p.W, p.K1, p.s1, p.K, p.stride, t->bias, t->res, bad, ny,
+              worst, eps);
     free(X), free(W1), free(W2), free(Wd), free(b1), free(bd), free(b2), free(R), free(Y);
     free(ref), free(mag);
     base_aligned_free(w1p), base_aligned_free(w2p);
@@ -231,6 +247,13 @@ static void test_errors(void)
     memset(&p, 0, sizeof p);
     p.N = 1, p.C = 4, p.E = 8, p.M = 4, p.H = 5, p.W = 5, p.K = 4, p.stride = 1;
     CHECK_FAILS(conv_mb_check(&p), CAIRN_ERR_INVALID_ARGUMENT, "odd");
+    p.K = 3, p.K1 = 2;
+    CHECK_FAILS(conv_mb_check(&p), CAIRN_ERR_INVALID_ARGUMENT, "expansion kernel");
+    p.K1 = 1, p.s1 = 2;
+    CHECK_FAILS(conv_mb_check(&p), CAIRN_ERR_INVALID_ARGUMENT, "expansion stride");
+    p.K1 = 3, p.s1 = 5;
+    CHECK_FAILS(conv_mb_check(&p), CAIRN_ERR_INVALID_ARGUMENT, "expansion stride");
+    p.K1 = 0, p.s1 = 0;
     p.K = 3, p.stride = 0;
     CHECK_FAILS(conv_mb_check(&p), CAIRN_ERR_INVALID_ARGUMENT, "stride");
     p.stride = 1, p.C = 0;
@@ -253,22 +276,32 @@ int main(void)
 {
     const mcase_t cases[] = {
         /* MobileNetV2-like blocks, small */
-        {1, 16, 96, 24, 16, 16, 3, 2, 1, 0, GEMM_ACT_CLIP},
-        {1, 24, 144, 24, 12, 12, 3, 1, 1, 1, GEMM_ACT_CLIP},
-        {2, 32, 192, 32, 7, 7, 3, 1, 1, 1, GEMM_ACT_CLIP},
-        {1, 64, 384, 96, 5, 5, 3, 1, 1, 0, GEMM_ACT_RELU},
-        {3, 8, 48, 8, 9, 11, 3, 2, 1, 1, GEMM_ACT_NONE},
+        {1, 16, 96, 24, 16, 16, 3, 2, 1, 0, GEMM_ACT_CLIP, 0, 0},
+        {1, 24, 144, 24, 12, 12, 3, 1, 1, 1, GEMM_ACT_CLIP, 0, 0},
+        {2, 32, 192, 32, 7, 7, 3, 1, 1, 1, GEMM_ACT_CLIP, 0, 0},
+        {1, 64, 384, 96, 5, 5, 3, 1, 1, 0, GEMM_ACT_RELU, 0, 0},
+        {3, 8, 48, 8, 9, 11, 3, 2, 1, 1, GEMM_ACT_NONE, 0, 0},
         /* edges: tiny planes, odd channel counts, kernel 5, stride 3 */
-        {1, 3, 12, 5, 1, 1, 3, 1, 1, 0, GEMM_ACT_CLIP},
-        {1, 5, 20, 7, 2, 3, 3, 1, 0, 1, GEMM_ACT_CLIP},
-        {2, 7, 13, 3, 3, 2, 3, 2, 1, 1, GEMM_ACT_SILU},
-        {1, 6, 36, 6, 9, 9, 5, 1, 1, 1, GEMM_ACT_CLIP},
-        {1, 6, 36, 10, 10, 13, 5, 2, 1, 0, GEMM_ACT_CLIP},
-        {1, 4, 24, 4, 11, 10, 3, 3, 1, 0, GEMM_ACT_RELU},
-        {1, 16, 17, 9, 6, 5, 1, 1, 1, 1, GEMM_ACT_CLIP},
+        {1, 3, 12, 5, 1, 1, 3, 1, 1, 0, GEMM_ACT_CLIP, 0, 0},
+        {1, 5, 20, 7, 2, 3, 3, 1, 0, 1, GEMM_ACT_CLIP, 0, 0},
+        {2, 7, 13, 3, 3, 2, 3, 2, 1, 1, GEMM_ACT_SILU, 0, 0},
+        {1, 6, 36, 6, 9, 9, 5, 1, 1, 1, GEMM_ACT_CLIP, 0, 0},
+        {1, 6, 36, 10, 10, 13, 5, 2, 1, 0, GEMM_ACT_CLIP, 0, 0},
+        {1, 4, 24, 4, 11, 10, 3, 3, 1, 0, GEMM_ACT_RELU, 0, 0},
+        {1, 16, 17, 9, 6, 5, 1, 1, 1, 1, GEMM_ACT_CLIP, 0, 0},
         /* a tall plane: several bands per thread range */
-        {1, 8, 64, 8, 70, 9, 3, 1, 1, 1, GEMM_ACT_CLIP},
-        {1, 8, 256, 16, 40, 40, 3, 2, 1, 0, GEMM_ACT_CLIP},
+        {1, 8, 64, 8, 70, 9, 3, 1, 1, 1, GEMM_ACT_CLIP, 0, 0},
+        {1, 8, 256, 16, 40, 40, 3, 2, 1, 0, GEMM_ACT_CLIP, 0, 0},
+        /* the stem form: MobileNetV2's first layers small, plane edges,
+         * kernel 5, stride 1 and 3, tall planes (several bands and ring
+         * wraps), pixel counts off the tile's 14, channel counts off 16 */
+        {1, 3, 32, 16, 32, 32, 3, 1, 1, 0, GEMM_ACT_CLIP, 3, 2},
+        {2, 3, 32, 16, 9, 7, 3, 1, 1, 1, GEMM_ACT_CLIP, 3, 2},
+        {1, 3, 24, 8, 1, 1, 3, 1, 1, 0, GEMM_ACT_CLIP, 3, 2},
+        {1, 2, 17, 5, 5, 6, 3, 2, 0, 0, GEMM_ACT_RELU, 3, 1},
+        {1, 4, 40, 24, 13, 17, 5, 1, 1, 1, GEMM_ACT_CLIP, 5, 3},
+        {1, 3, 32, 16, 150, 30, 3, 1, 1, 0, GEMM_ACT_CLIP, 3, 2},
+        {1, 1, 8, 3, 90, 20, 3, 1, 1, 1, GEMM_ACT_NONE, 3, 1},
     };
     const int nc = (int)(sizeof cases / sizeof cases[0]);
     for (int i = 0; i < nc; i++)

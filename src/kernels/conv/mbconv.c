@@ -182,14 +182,25 @@ cairn_status_t conv_mb_check(conv_mb_params_t *p)
     if (p->stride < 1 || p->stride > 4)
         return base_error(CAIRN_ERR_INVALID_ARGUMENT,
                           "conv_mb: stride %d is not 1 to 4", p->stride);
+    const int K1 = p->K1 ? p->K1 : 1, s1 = p->s1 ? p->s1 : 1;
+    if (K1 < 1 || K1 > 15 || K1 % 2 == 0)
+        return base_error(CAIRN_ERR_INVALID_ARGUMENT,
+                          "conv_mb: the expansion kernel must be odd, 1 to 15, got %d", p->K1);
+    if (s1 < 1 || s1 > 4 || (K1 == 1 && s1 != 1))
+        return base_error(CAIRN_ERR_INVALID_ARGUMENT,
+                          "conv_mb: expansion stride %d is not 1 to 4 (1 for a 1x1 expansion)",
+                          p->s1);
     const int64_t lim = (int64_t)1 << 24;
-    if (p->C > lim || p->E > lim || p->M > lim || p->H > lim || p->W > lim)
+    if (p->C > lim || p->E > lim || p->M > lim || p->H > lim || p->W > lim ||
+        p->C * K1 * K1 > lim)
         return base_error(CAIRN_ERR_INVALID_ARGUMENT, "conv_mb: a size is over 2^24");
-    const int pad = p->K / 2;
     /* with pad K / 2 on both sides every plane of at least 1 x 1 is wide
      * enough for an odd K */
-    p->OH = (p->H + 2 * pad - p->K) / p->stride + 1;
-    p->OW = (p->W + 2 * pad - p->K) / p->stride + 1;
+    p->EH = (p->H + 2 * (K1 / 2) - K1) / s1 + 1;
+    p->EW = (p->W + 2 * (K1 / 2) - K1) / s1 + 1;
+    const int pad = p->K / 2;
+    p->OH = (p->EH + 2 * pad - p->K) / p->stride + 1;
+    p->OW = (p->EW + 2 * pad - p->K) / p->stride + 1;
     return CAIRN_OK;
 }
 
@@ -206,8 +217,15 @@ typedef struct mb_job {
     conv_dwc_row_fn row;
     int64_t rb, R_rows;  /* band rows, ring rows */
     int64_t parts;       /* row ranges per image */
-    char *scratch;       /* per worker: ring, D, pix */
+    char *scratch;       /* per worker: ring, D, pix (and the stem form's xb, pix1) */
     size_t per_worker;
+    /* the stem form (K1 > 1; p's H, W are then the expanded plane): X's
+     * plane, the expansion's kernel and stride, a padded input band of
+     * xrows rows of xw floats per channel, and the taps' offsets in it */
+    int64_t XH, XW;
+    int K1, s1;
+    int64_t xrows, xw;
+    const int64_t *off1;
     gemm_epilogue_t e1, e3;
     _Atomic cairn_status_t status; /* first failure of a worker (never expected) */
 } mb_job_t;
@@ -216,15 +234,58 @@ static size_t ring_floats(const mb_job_t *j) { return (size_t)(j->R_rows * j->p-
 static size_t band_floats(const mb_job_t *j) { return (size_t)(j->rb * j->p->OW * j->p->E); }
 
 static size_t round64(size_t b) { return (b + 63) / 64 * 64; }
+/* the stem form's per-worker extras: the padded input band, its pixels */
+static size_t xband_floats(const mb_job_t *j) { return (size_t)(j->p->C * j->xrows * j->xw); }
+static size_t pix1_count(const mb_job_t *j) { return (size_t)(j->R_rows * j->p->W); }
+
+/* The stem form's expanded rows [r0, r1) (at most R_rows of them) of image
+ * n into C (rows of W pixels, E floats each): the input rows they read,
+ * zero-padded, into the band xb (channel c's row t at xb + (c xrows + t)
+ * xw, column K1 / 2 the input's column 0), then the indirect-A GEMM with
+ * pixel (r, w) at row (r - r0) s1, column w s1 of the band and tap (c, kh,
+ * kw) at c xrows xw + kh xw + kw. */
+static cairn_status_t stem_rows(const mb_job_t *j, int64_t n, int64_t r0, int64_t r1, float *C,
+                                float *xb, int64_t *pix)
+{
+    const conv_mb_params_t *p = j->p;
+    const int64_t s1 = j->s1, p1 = j->K1 / 2, XW = j->XW, xw = j->xw;
+    const int64_t ih0 = r0 * s1 - p1, nin = (r1 - 1 - r0) * s1 + j->K1;
+    for (int64_t c = 0; c < p->C; c++) {
+        const float *xc = j->X + (n * p->C + c) * j->XH * XW;
+        for (int64_t t = 0; t < nin; t++) {
+            float *d = xb + (c * j->xrows + t) * xw;
+            const int64_t ih = ih0 + t;
+            if (ih < 0 || ih >= j->XH) {
+                memset(d, 0, (size_t)xw * sizeof(float));
+                continue;
+            }
+            memset(d, 0, (size_t)p1 * sizeof(float));
+            memcpy(d + p1, xc + ih * XW, (size_t)XW * sizeof(float));
+            memset(d + p1 + XW, 0, (size_t)(xw - p1 - XW) * sizeof(float));
+        }
+    }
+    const int64_t P = (r1 - r0) * p->W;
+    for (int64_t r = 0; r < r1 - r0; r++)
+        for (int64_t w = 0; w < p->W; w++)
+            pix[r * p->W + w] = r * s1 * xw + w * s1;
+    const gemm_inda_t a = {xb, pix, P, j->off1};
+    return gemm_f32_packed_inda_px(NULL, p->E, p->C * j->K1 * j->K1, j->W1p, &a, C, p->E,
+                                   &j->e1);
+}
 
 /* Expanded rows [r0, r1) of image n into their ring slots. */
 static cairn_status_t expand_rows(const mb_job_t *j, int64_t n, int64_t r0, int64_t r1,
-                                  float *ring)
+                                  float *ring, float *xb, int64_t *pix1)
 {
     const conv_mb_params_t *p = j->p;
     const int64_t plane = p->H * p->W, rowf = p->W * p->E;
     while (r0 < r1) {
         const int64_t slot = r0 % j->R_rows, cnt = min64(r1 - r0, j->R_rows - slot);
+        if (j->K1 > 1) {
+            BASE_TRY(stem_rows(j, n, r0, r0 + cnt, ring + slot * rowf, xb, pix1));
+            r0 += cnt;
+            continue;
+        }
         const float *A = j->X + (n * p->C) * plane + r0 * p->W;
         cairn_status_t s = gemm_f32_packed(NULL, 1, cnt * p->W, p->E, p->C, 1.0f, A, plane,
                                            j->W1p, 0.0f, ring + slot * rowf, p->E, &j->e1);
@@ -244,6 +305,8 @@ static cairn_status_t mb_range(const mb_job_t *j, int64_t n, int64_t o0, int64_t
     float *ring = (float *)base;
     float *D = (float *)(base + round64(ring_floats(j) * sizeof(float)));
     int64_t *pix = (int64_t *)((char *)D + round64(band_floats(j) * sizeof(float)));
+    float *xb = (float *)((char *)pix + round64((size_t)(j->rb * p->OW) * sizeof(int64_t)));
+    int64_t *pix1 = (int64_t *)((char *)xb + round64(xband_floats(j) * sizeof(float)));
     const int64_t rowf = p->W * E;
     int64_t have = -1; /* the ring holds the expanded rows up to `have` */
     const float *rows[15];
@@ -253,7 +316,7 @@ static cairn_status_t mb_range(const mb_job_t *j, int64_t n, int64_t o0, int64_t
         const int64_t need_hi = min64(p->H, (b - 1) * s - pad + p->K);
         const int64_t from = have < 0 ? need_lo : max64(have, need_lo);
         if (from < need_hi) {
-            BASE_TRY(expand_rows(j, n, from, need_hi, ring));
+            BASE_TRY(expand_rows(j, n, from, need_hi, ring, xb, pix1));
             have = need_hi;
         }
         for (int64_t oh = a; oh < b; oh++) {
@@ -407,6 +470,11 @@ cairn_status_t conv_mb_f32(const kctx_t *k, const conv_mb_params_t *p, const flo
         return CAIRN_OK;
     mb_job_t j;
     memset(&j, 0, sizeof j);
+    /* from here on p's plane is the expanded one, the depthwise's input;
+     * X's is kept in j for the stem form's expansion */
+    j.XH = q.H, j.XW = q.W, j.K1 = q.K1 > 1 ? q.K1 : 1, j.s1 = q.s1 > 1 ? q.s1 : 1;
+    q.H = q.EH, q.W = q.EW;
+    p = &q;
     j.p = p, j.X = X, j.b1 = b1, j.bd = bd, j.b2 = b2, j.R = R, j.W1p = W1p, j.W2p = W2p, j.Y = Y;
     j.row = conv_dwc_row_select(NULL);
     j.status = CAIRN_OK;
@@ -420,6 +488,8 @@ cairn_status_t conv_mb_f32(const kctx_t *k, const conv_mb_params_t *p, const flo
     while (j.rb < p->OH && (j.rb * s + p->K) * rowb + (j.rb + 1) * drow <= MB_BUDGET)
         j.rb++; /* band rb + 1: (rb + 1 - 1) s + K ring rows, rb + 1 rows of D */
     j.R_rows = (j.rb - 1) * s + p->K;
+    j.xrows = (min64(j.R_rows, p->H) - 1) * j.s1 + j.K1;
+    j.xw = j.XW + 2 * (j.K1 / 2);
     int workers = k && k->pool && k->threads > 1 ? base_pool_threads(k->pool) : 1;
     if (workers < 1)
         workers = 1;
@@ -432,7 +502,7 @@ cairn_status_t conv_mb_f32(const kctx_t *k, const conv_mb_params_t *p, const flo
      * this way, 28x28 ones 15 % slower. */
     const size_t eplane = (size_t)(p->H * p->W * p->E) * sizeof(float);
     const size_t dplane = (size_t)(p->OH * p->OW * p->E) * sizeof(float);
-    const int planes = j.parts > 1 && p->H * p->W <= MB_PLANES_PIXELS &&
+    const int planes = j.parts > 1 && j.K1 == 1 && p->H * p->W <= MB_PLANES_PIXELS &&
                        eplane + dplane <= MB_PLANES_MAX;
     if (planes) /* one E, D and pix for the whole plane, in worker 0's place */
         j.per_worker = round64(eplane) + round64(dplane) +
@@ -440,11 +510,15 @@ cairn_status_t conv_mb_f32(const kctx_t *k, const conv_mb_params_t *p, const flo
     else
     j.per_worker = round64(ring_floats(&j) * sizeof(float)) +
                    round64(band_floats(&j) * sizeof(float)) +
-                   round64((size_t)(j.rb * p->OW) * sizeof(int64_t));
-    const int64_t taps = (int64_t)p->K * p->K;
+                   round64((size_t)(j.rb * p->OW) * sizeof(int64_t)) +
+                   (j.K1 > 1 ? round64(xband_floats(&j) * sizeof(float)) +
+                                   round64(pix1_count(&j) * sizeof(int64_t))
+                             : 0);
+    const int64_t taps = (int64_t)p->K * p->K, taps1 = p->C * j.K1 * j.K1;
     const size_t shared = round64((size_t)(taps * p->E) * sizeof(float)) +
                           round64((size_t)(p->W * p->E) * sizeof(float)) +
-                          round64((size_t)p->E * sizeof(int64_t));
+                          round64((size_t)p->E * sizeof(int64_t)) +
+                          (j.K1 > 1 ? round64((size_t)taps1 * sizeof(int64_t)) : 0);
     const size_t total = shared + j.per_worker * (size_t)(planes ? 1 : workers);
     int slot;
     char *mem = base_scratch_get(total, &slot);
@@ -461,6 +535,14 @@ cairn_status_t conv_mb_f32(const kctx_t *k, const conv_mb_params_t *p, const flo
     for (int64_t c = 0; c < p->E; c++)
         off[c] = c;
     j.wt = wt, j.zero = zero, j.off = off;
+    if (j.K1 > 1) { /* tap (c, kh, kw), W1's column order, in the padded band */
+        int64_t *off1 = (int64_t *)((char *)off + round64((size_t)p->E * sizeof(int64_t)));
+        for (int64_t c = 0; c < p->C; c++)
+            for (int kh = 0; kh < j.K1; kh++)
+                for (int kw = 0; kw < j.K1; kw++)
+                    off1[(c * j.K1 + kh) * j.K1 + kw] = (c * j.xrows + kh) * j.xw + kw;
+        j.off1 = off1;
+    }
     j.scratch = mem + shared;
     if (planes) {
         float *E = (float *)j.scratch, *D = (float *)(j.scratch + round64(eplane));

@@ -25,6 +25,14 @@
  *
  * Weights: W1 (E x C) and W2 (M x E) packed by conv_mb_pack (gemm_f32_pack_b
  * with transB = 1: W^T as the GEMM's B), Wd (E x 1 x K x K) as ONNX has it.
+ *
+ * The stem form (K1 > 1): the expansion is a full K1 x K1 convolution with
+ * stride s1 and pad K1 / 2 (MobileNetV2's first layer: 3 -> 32 channels,
+ * 3x3/2, then its first block's depthwise and projection without an
+ * expansion of their own). W1 is then E x (C K1 K1), packed the same way,
+ * and the ring's rows come from the indirect-A GEMM over a zero-padded copy
+ * of the few input rows they read, stored pixel-major
+ * (gemm_f32_packed_inda_px).
  */
 #ifndef CAIRN_KERNELS_CONV_MBCONV_H
 #define CAIRN_KERNELS_CONV_MBCONV_H
@@ -37,7 +45,11 @@
 typedef struct conv_mb_params {
     int64_t N, C, E, M;  /* batch; input, expanded, output channels */
     int64_t H, W;        /* input plane */
-    int64_t OH, OW;      /* output plane: (H + 2 (K / 2) - K) / s + 1 */
+    int K1, s1;          /* expansion kernel (square, odd; 0 or 1: the 1x1 form) and
+                          * stride (0: 1); pad K1 / 2 */
+    int64_t EH, EW;      /* expanded plane: (H + 2 (K1 / 2) - K1) / s1 + 1 (set by
+                          * conv_mb_check; H, W for the 1x1 form) */
+    int64_t OH, OW;      /* output plane: (EH + 2 (K / 2) - K) / s + 1 */
     int K, stride;       /* depthwise kernel (square, odd), stride; pad K / 2 */
     gemm_act_t act1;     /* expansion's activation (any of the GEMM's) */
     float lo1, hi1;
@@ -52,8 +64,8 @@ typedef struct conv_mb_params {
  * when the sizes, kernel or stride are out of range (named in the error). */
 cairn_status_t conv_mb_check(conv_mb_params_t *p);
 
-/* Bytes of one packed 1x1 weight matrix (rows x cols: E x C for W1, M x E
- * for W2), and packing it (64-byte aligned buffer). */
+/* Bytes of one packed weight matrix (rows x cols: E x C K1 K1 for W1, M x
+ * E for W2), and packing it (64-byte aligned buffer). */
 size_t conv_mb_packed_size(int64_t rows, int64_t cols);
 cairn_status_t conv_mb_pack(int64_t rows, int64_t cols, const float *W, void *packed,
                             size_t size);

@@ -1663,6 +1663,7 @@ typedef struct ajob {
     const gemm_epilogue_t *epi;
     int64_t nch, npx;       /* channel panels, pixel tiles */
     int64_t tasks_c, tasks_p; /* task grid: channel ranges x pixel ranges */
+    int px_major;           /* C[p * ldc + m] (gemm_f32_packed_inda_px), else C[m * ldc + p] */
 } ajob_t;
 
 /* pixel tiles whose accumulators one pass over a K block keeps */
@@ -1706,7 +1707,7 @@ static void inda_task(void *ctx, size_t begin, size_t end, int worker)
                  * after the other, 3 lines per row. Asked for now, they
                  * arrive while the panel computes (ResNet-50's 512 -> 2048
                  * 1x1s in the model: 1.6-1.7 -> 1.4-1.55 ms). */
-                for (int64_t ch = 0; ch < nch; ch++) {
+                for (int64_t ch = 0; ch < nch && !j->px_major; ch++) {
                     const float *cr = j->C + (jr + ch) * j->ldc;
                     for (int64_t q = px0; q < px1; q += 16)
                         __builtin_prefetch(cr + q, 1, 3);
@@ -1768,6 +1769,12 @@ static void inda_task(void *ctx, size_t begin, size_t end, int worker)
                 } while (pc < j->K);
                 for (int64_t q = g0; q < g1; q++) {
                     const int64_t p0 = q * mr, npx = min64(mr, j->a->P - p0);
+                    if (j->px_major) { /* pixel p0's row of C, channel jr */
+                        v->tile_store(T + (q - g0) * mr * nr, (int)npx, (int)nch,
+                                      j->C + p0 * j->ldc + jr, j->ldc,
+                                      tile_epi(j->epi, p0, jr, &te));
+                        continue;
+                    }
                     /* C's row jr + i is channel jr + i: the epilogue view at
                      * (channel jr, pixel p0) */
                     const gemm_tile_epi_t *e = tile_epi(j->epi, jr, p0, &te);
@@ -1779,31 +1786,29 @@ static void inda_task(void *ctx, size_t begin, size_t end, int worker)
     }
 }
 
-cairn_status_t gemm_f32_packed_inda(const kctx_t *k, int64_t M, int64_t K, const void *packed_b,
-                                    const gemm_inda_t *a, float *C, int64_t ldc,
-                                    const gemm_epilogue_t *epi)
+static cairn_status_t packed_inda(const char *fn, int px_major, const kctx_t *k, int64_t M,
+                                  int64_t K, const void *packed_b, const gemm_inda_t *a, float *C,
+                                  int64_t ldc, const gemm_epilogue_t *epi)
 {
     packed_header_t h;
     if (!packed_b || !a || !C || (K > 0 && (!a->base || !a->pix || !a->off)))
-        return base_error(CAIRN_ERR_INVALID_ARGUMENT,
-                          "gemm_f32_packed_inda: null packed B, A description or C");
+        return base_error(CAIRN_ERR_INVALID_ARGUMENT, "%s: null packed B, A description or C",
+                          fn);
     memcpy(&h, packed_b, sizeof h);
-    BASE_TRY(packed_check("gemm_f32_packed_inda", PACKED_MAGIC, &h, K, M, 0));
+    BASE_TRY(packed_check(fn, PACKED_MAGIC, &h, K, M, 0));
     const gemm_f32_variant_t *v = &gemm_f32_variants[h.variant];
-    if (!v->inda || !v->tile_store_t || v->mr > 16 || v->nr > 32)
-        return base_error(CAIRN_ERR_UNSUPPORTED,
-                          "gemm_f32_packed_inda: the %s kernel has no indirect-A form", v->name);
+    if (!v->inda || !v->tile_store_t || !v->tile_store || v->mr > 16 || v->nr > 32)
+        return base_error(CAIRN_ERR_UNSUPPORTED, "%s: the %s kernel has no indirect-A form", fn,
+                          v->name);
     if (K < 1 || a->P < 1)
-        return base_error(CAIRN_ERR_INVALID_ARGUMENT,
-                          "gemm_f32_packed_inda: K=%lld and P=%lld must be at least 1",
-                          (long long)K, (long long)a->P);
-    if (epi && epi->bias && epi->bias_kind == GEMM_BIAS_COL)
-        return base_error(CAIRN_ERR_UNSUPPORTED,
-                          "gemm_f32_packed_inda: a bias per pixel is not supported");
+        return base_error(CAIRN_ERR_INVALID_ARGUMENT, "%s: K=%lld and P=%lld must be at least 1",
+                          fn, (long long)K, (long long)a->P);
+    if (epi && epi->bias && epi->bias_kind == (px_major ? GEMM_BIAS_ROW : GEMM_BIAS_COL))
+        return base_error(CAIRN_ERR_UNSUPPORTED, "%s: a bias per pixel is not supported", fn);
     if (M <= 0)
         return CAIRN_OK;
     ajob_t j = {v, &h, (const float *)((const char *)packed_b + PACKED_HEADER), M, K, a, C, ldc,
-                epi, (M + v->nr - 1) / v->nr, (a->P + v->mr - 1) / v->mr, 1, 1};
+                epi, (M + v->nr - 1) / v->nr, (a->P + v->mr - 1) / v->mr, 1, 1, px_major};
     int threads = k && k->pool && k->threads > 1 ? k->threads : 1;
     if ((double)M * (double)a->P * (double)K < (double)(1 << 18))
         threads = 1;
@@ -1834,6 +1839,20 @@ cairn_status_t gemm_f32_packed_inda(const kctx_t *k, int64_t M, int64_t K, const
     const int64_t tasks = j.tasks_c * j.tasks_p;
     base_pool_parallel_for_1d(tasks > 1 ? k->pool : NULL, (size_t)tasks, 1, inda_task, &j);
     return CAIRN_OK;
+}
+
+cairn_status_t gemm_f32_packed_inda(const kctx_t *k, int64_t M, int64_t K, const void *packed_b,
+                                    const gemm_inda_t *a, float *C, int64_t ldc,
+                                    const gemm_epilogue_t *epi)
+{
+    return packed_inda("gemm_f32_packed_inda", 0, k, M, K, packed_b, a, C, ldc, epi);
+}
+
+cairn_status_t gemm_f32_packed_inda_px(const kctx_t *k, int64_t M, int64_t K,
+                                       const void *packed_b, const gemm_inda_t *a, float *C,
+                                       int64_t ldc, const gemm_epilogue_t *epi)
+{
+    return packed_inda("gemm_f32_packed_inda_px", 1, k, M, K, packed_b, a, C, ldc, epi);
 }
 
 /* ---- strided batch ---- */

@@ -217,6 +217,13 @@ int gemm_f32_inda_available(void);
 cairn_status_t gemm_f32_packed_inda(const kctx_t *k, int64_t M, int64_t K, const void *packed_b,
                                     const gemm_inda_t *a, float *C, int64_t ldc,
                                     const gemm_epilogue_t *epi);
+/* The same product stored pixel-major: C[p * ldc + m] = epi(sum_k A(p, k)
+ * W[m][k]), the epilogue's bias per channel given as GEMM_BIAS_COL and its
+ * residual indexed like C (a convolution's output rows in NHWC order, as
+ * the inverted-residual block's stem form wants them). */
+cairn_status_t gemm_f32_packed_inda_px(const kctx_t *k, int64_t M, int64_t K,
+                                       const void *packed_b, const gemm_inda_t *a, float *C,
+                                       int64_t ldc, const gemm_epilogue_t *epi);
 
 /* Strided batch: for b in [0, batch), the GEMM on A + b*stride_a,
  * B + b*stride_b, C + b*stride_c (stride 0 broadcasts an operand). The

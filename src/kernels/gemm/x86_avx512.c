@@ -1041,9 +1041,50 @@ void gemm_f32_indb_half_avx512(int rows, int64_t kc, const float *A, const float
 #undef INDB_HALF
 }
 
+/* T's rows through a column bias and ReLU / clip (or nothing) into C,
+ * e's fields read once: epi_store re-reads them after every store to C
+ * (which may alias them), 16 cycles a vector where this takes 2-3.
+ * MobileNetV2's stem form stores its 112 x 112 x 32 expanded pixels this
+ * way (75 -> 15 us of 575). */
+ALWAYS_INLINE void tile_store_bias_clamp(const float *T, int m, int n, float *C, int64_t ldc,
+                                         const float *bias, gemm_act_t act, float lo, float hi)
+{
+    __mmask16 mk[NV];
+    __m512 b[NV];
+#pragma GCC unroll 4
+    for (int v = 0; v < NV; v++) {
+        mk[v] = lanes(n - 16 * v);
+        b[v] = bias ? _mm512_maskz_loadu_ps(mk[v], bias + 16 * v) : _mm512_setzero_ps();
+    }
+    for (int r = 0; r < m; r++)
+#pragma GCC unroll 4
+        for (int v = 0; v < NV; v++)
+            if (mk[v])
+                _mm512_mask_storeu_ps(
+                    C + r * ldc + 16 * v, mk[v],
+                    vm512_act_simple(_mm512_add_ps(_mm512_loadu_ps(T + r * NR + 16 * v), b[v]),
+                                     act, lo, hi));
+}
+
 void gemm_f32_tile_store_avx512(const float *T, int m, int n, float *C, int64_t ldc,
                                 const gemm_tile_epi_t *e)
 {
+    if (e && !e->bias_row && !e->res && e->scale == 1.0f && e->post_act == GEMM_ACT_NONE) {
+        const float lo = e->lo, hi = e->hi;
+        switch (e->act) {
+        case GEMM_ACT_NONE:
+            tile_store_bias_clamp(T, m, n, C, ldc, e->bias_col, GEMM_ACT_NONE, lo, hi);
+            return;
+        case GEMM_ACT_RELU:
+            tile_store_bias_clamp(T, m, n, C, ldc, e->bias_col, GEMM_ACT_RELU, lo, hi);
+            return;
+        case GEMM_ACT_CLIP:
+            tile_store_bias_clamp(T, m, n, C, ldc, e->bias_col, GEMM_ACT_CLIP, lo, hi);
+            return;
+        default:
+            break;
+        }
+    }
     if (e) {
         epi_store(T, C, ldc, m, n, 0.0f, e);
         return;
