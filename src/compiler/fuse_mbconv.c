@@ -14,6 +14,11 @@
  * variant has no indirect-A kernel (conv_mb_available) and where the
  * kernel measured slower than the three convolutions (conv_mb_pays: fewer
  * than 16 input channels, or fewer than 24 at stride 1).
+ *
+ * The stem form: the same chain whose first convolution is a KxK one with
+ * stride (pads K/2, group 1) straight from an image (MobileNetV2's stem:
+ * 3 -> 32 channels 3x3/2, then its first block's depthwise and projection,
+ * which has no expansion), where conv_mb_stem_pays says so.
  */
 #include "compiler/rewrite.h"
 
@@ -109,22 +114,28 @@ static cairn_status_t fuse_one(rw_t *r, int pi)
     const int ei = rw_producer(r, d.X, -1);
     if (ei < 0 || rw_sole_consumer(r, d.X) != di || !conv_of(g, ei, &e))
         return CAIRN_OK;
-    if (e.K != 1 || e.stride != 1 || e.group != 1 || e.M != d.M || e.R >= 0 ||
-        e.post != GEMM_ACT_NONE)
+    if (e.group != 1 || e.M != d.M || e.R >= 0 || e.post != GEMM_ACT_NONE)
         return CAIRN_OK;
     const ir_type_t *xt = &g->values[e.X].type;
-    if (xt->dtype != CAIRN_F32 || xt->shape.rank != 4 || !conv_mb_available() ||
-        !conv_mb_pays(e.Cg, (int)d.stride))
+    if (xt->dtype != CAIRN_F32 || xt->shape.rank != 4 || !conv_mb_available())
+        return CAIRN_OK;
+    /* a 1x1 expansion, or the stem form's KxK one with stride */
+    if (e.K == 1 ? e.stride != 1 || !conv_mb_pays(e.Cg, (int)d.stride)
+                 : !conv_mb_stem_pays(e.Cg, (int)e.K, (int)e.stride))
         return CAIRN_OK;
     const int grp[3] = {ei, di, pi};
     if (!rw_group_closed(r, pi, grp, 3))
         return CAIRN_OK;
     const float dlo = d.act == GEMM_ACT_NONE ? -FLT_MAX : d.act == GEMM_ACT_RELU ? 0.0f : d.lo;
     const float dhi = d.act == GEMM_ACT_CLIP ? d.hi : FLT_MAX;
-    cairn_attr_t attrs[16];
+    cairn_attr_t attrs[18];
     int na = 0;
     attrs[na++] = cairn_attr_int("kernel", d.K);
     attrs[na++] = cairn_attr_int("stride", d.stride);
+    if (e.K > 1) {
+        attrs[na++] = cairn_attr_int("expand_kernel", e.K);
+        attrs[na++] = cairn_attr_int("expand_stride", e.stride);
+    }
     attrs[na++] = cairn_attr_int("expand_activation", e.act);
     if (e.act == GEMM_ACT_CLIP) {
         attrs[na++] = cairn_attr_float("expand_clip_min", e.lo);

@@ -234,8 +234,9 @@ static cairn_status_t pack_conv(rw_t *r, int i)
     return CAIRN_OK;
 }
 
-/* FusedMBConv with plain weights: W1 (E x C) and W2 (M x E) packed by
- * conv_mb_pack, packed = 1 and channels = [C, E, M]. */
+/* FusedMBConv with plain weights: W1 (E x C, E x C K1 K1 in the stem
+ * form) and W2 (M x E) packed by conv_mb_pack, packed = 1 and channels =
+ * [C, E, M]. */
 static cairn_status_t pack_mbconv(rw_t *r, int i)
 {
     const ir_graph_t *g = r->g;
@@ -252,7 +253,8 @@ static cairn_status_t pack_mbconv(rw_t *r, int i)
     if (E < 1 || C < 1 || M < 1 || v2->type.shape.d[1] != E)
         return CAIRN_OK;
     int pv[2];
-    const int64_t rows[2] = {E, M}, cols[2] = {C, E};
+    /* W1's columns: C, or C K1 K1 for the stem form's KxK expansion */
+    const int64_t rows[2] = {E, M}, cols[2] = {C * v1->type.shape.d[2] * v1->type.shape.d[3], E};
     for (int t = 0; t < 2; t++) {
         const ir_value_t *v = t ? v2 : v1;
         const size_t size = conv_mb_packed_size(rows[t], cols[t]);

@@ -636,9 +636,14 @@ void plan_step_kernel(const plan_step_t *st, char *buf, size_t cap)
     } else if (n->op == IR_OP_FusedMBConv) {
         const char *dwc = NULL;
         conv_dwc_row_select(&dwc);
-        snprintf(buf, cap, "mbconv %lldx%lld/%lld: expand gemm %s, depthwise %s, project indirect-A",
+        const long long k1 = (long long)ir_attr_i(n, FUSED_MB_EXPAND_KERNEL);
+        char stem[96] = "";
+        if (k1 > 1) /* the stem form: a KxK expansion by indirect A */
+            snprintf(stem, sizeof stem, " %lldx%lld/%lld indirect-A", k1, k1,
+                     (long long)ir_attr_i(n, FUSED_MB_EXPAND_STRIDE));
+        snprintf(buf, cap, "mbconv %lldx%lld/%lld: expand%s gemm %s, depthwise %s, project indirect-A",
                  (long long)ir_attr_i(n, FUSED_MB_KERNEL), (long long)ir_attr_i(n, FUSED_MB_KERNEL),
-                 (long long)ir_attr_i(n, FUSED_MB_STRIDE), gemm_f32_variant_name(), dwc);
+                 (long long)ir_attr_i(n, FUSED_MB_STRIDE), stem, gemm_f32_variant_name(), dwc);
     } else if (n->op == IR_OP_FusedAttention) {
         snprintf(buf, cap, "attention %s%s%s", kattn_select()->name,
                  ir_attr_i(n, FUSED_ATTN_CAUSAL) ? " causal" : "",

@@ -347,6 +347,67 @@ static void test_fuse_mbconv(int stride, int residual, int leak)
     cairn_graph_destroy(g);
 }
 
+/* fuse_mbconv's stem form: a 3x3 / stride-2 Conv from a 3-channel image
+ * (+ Clip) -> depthwise 3x3 (+ Clip) -> project 1x1 becomes one
+ * FusedMBConv with expand_kernel 3 and expand_stride 2; prepack packs W1 as
+ * E x 27 (channels = [3, E, M]); not fused when the first convolution's
+ * output has a second reader; outputs match the passes off (2 threads:
+ * the rows split between them), odd plane sizes. */
+static void test_fuse_mbconv_stem(int leak)
+{
+    cairn_graph_t *g;
+    CHECK_OK(cairn_graph_create(&g));
+    const int64_t C = 3, E = 32, M = 16, H = 23, W = 30;
+    int64_t dx[4] = {1, C, H, W}, d1[4] = {E, C, 3, 3}, dd[4] = {E, 1, 3, 3},
+            d2[4] = {M, E, 1, 1}, de[1] = {E}, dm[1] = {M};
+    cairn_value_id x;
+    CHECK_OK(cairn_graph_add_input(g, "x", CAIRN_F32, 4, dx, NULL, &x));
+    int64_t pads[4] = {1, 1, 1, 1}, s2[2] = {2, 2};
+    cairn_attr_t sa[2] = {cairn_attr_ints("pads", pads, 4), cairn_attr_ints("strides", s2, 2)};
+    cairn_value_id sin[3] = {x, tensor(g, "W1", 4, d1, 51, -0.3, 0.3),
+                             tensor(g, "B1", 1, de, 52, -1, 1)};
+    cairn_value_id e = node(g, "Conv", "stem", sin, 3, sa, 2);
+    cairn_value_id ci[3] = {e, scalar(g, "lo", 0.0f), scalar(g, "hi", 6.0f)};
+    cairn_value_id ea = node(g, "Clip", "stem_act", ci, 3, NULL, 0);
+    cairn_value_id d = conv(g, "dw", ea, tensor(g, "Wd", 4, dd, 53, -0.5, 0.5),
+                            tensor(g, "Bd", 1, de, 54, -1, 1), E, 1);
+    cairn_value_id di[3] = {d, scalar(g, "lo2", 0.0f), scalar(g, "hi2", 6.0f)};
+    cairn_value_id da = node(g, "Clip", "dw_act", di, 3, NULL, 0);
+    cairn_value_id y = conv(g, "project", da, tensor(g, "W2", 4, d2, 55, -0.2, 0.2),
+                            tensor(g, "B2", 1, dm, 56, -1, 1), 1, 0);
+    CHECK_OK(cairn_graph_mark_output(g, y));
+    if (leak)
+        CHECK_OK(cairn_graph_mark_output(g, ea));
+    ir_graph_t *c = compiled(g, "fuse_conv,fuse_mbconv");
+    const ir_node_t *n = find_op(c, IR_OP_FusedMBConv);
+    if (leak || !conv_mb_available()) {
+        CHECK(!n);
+    } else {
+        CHECK(n && c->n_nodes == 1 && has_source(n, "stem") && has_source(n, "dw_act"));
+        CHECK(n && ir_attr_i(n, FUSED_MB_EXPAND_KERNEL) == 3 &&
+              ir_attr_i(n, FUSED_MB_EXPAND_STRIDE) == 2 && ir_attr_i(n, FUSED_MB_STRIDE) == 1 &&
+              ir_attr_i(n, FUSED_MB_EXPAND_ACT) == GEMM_ACT_CLIP);
+    }
+    ir_graph_destroy(c);
+    c = compiled(g, "all");
+    n = find_op(c, IR_OP_FusedMBConv);
+    CHECK((n != NULL) == (!leak && conv_mb_available()));
+    if (n) {
+        size_t nc = 0;
+        const int64_t *ch = ir_attr_ints(n, FUSED_MB_CHANNELS, &nc);
+        CHECK(ir_attr_i(n, FUSED_MB_PACKED) == 1 && nc == 3 && ch[0] == C && ch[1] == E &&
+              ch[2] == M);
+        CHECK(c->values[n->inputs[1]].type.dtype == CAIRN_U8 &&
+              c->values[n->inputs[1]].type.shape.d[0] >= (int64_t)conv_mb_packed_size(E, C * 9));
+    }
+    ir_graph_destroy(c);
+    int64_t dims[1][CAIRN_MAX_RANK] = {{1, C, H, W}};
+    int ranks[1] = {4};
+    compare_runs(g, "fuse_conv,fuse_mbconv", 1, dims, ranks, 1e-5);
+    compare_runs(g, "all", 1, dims, ranks, 1e-5);
+    cairn_graph_destroy(g);
+}
+
 int main(void)
 {
     test_prepack_winograd();
@@ -367,5 +428,7 @@ int main(void)
         test_fuse_mbconv(st, 0, 0);
     }
     test_fuse_mbconv(1, 1, 1);
+    test_fuse_mbconv_stem(0);
+    test_fuse_mbconv_stem(1);
     return check_finish("test_conv_passes");
 }

@@ -69,7 +69,8 @@ enum {
  * "channels" = [C, E, M] their sizes), then each stage's epilogue: the
  * expansion's activation (a gemm_act_t) and clip bounds, the depthwise
  * clamp, the projection's activation and clip bounds, and its activation
- * after the residual add. */
+ * after the residual add; last the expansion's kernel and stride (1 and 1:
+ * the 1x1 expansion; more: the stem form, kernels/conv/mbconv.h). */
 enum {
     FUSED_MB_KERNEL,
     FUSED_MB_STRIDE,
@@ -85,7 +86,9 @@ enum {
     FUSED_MB_PROJECT_CLIP_MAX,
     FUSED_MB_POST_ACT,
     FUSED_MB_POST_CLIP_MIN,
-    FUSED_MB_POST_CLIP_MAX
+    FUSED_MB_POST_CLIP_MAX,
+    FUSED_MB_EXPAND_KERNEL,
+    FUSED_MB_EXPAND_STRIDE
 };
 
 /* FusedElementwise attribute slots: "program" (3 ints per instruction:

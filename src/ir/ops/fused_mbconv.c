@@ -4,11 +4,13 @@
  * projection (each a FusedConv with its epilogue), as one node run by
  * kernels/conv/mbconv.c, which never writes the expanded tensor out.
  *
- * Inputs: X [N, C, H, W] f32; W1 (expansion, [E, C, 1, 1] f32, or with
- * packed = 1 the u8 buffer conv_mb_pack makes); B1 [E] (optional); Wd
+ * Inputs: X [N, C, H, W] f32; W1 (expansion, [E, C, K1, K1] f32 (K1 =
+ * expand_kernel, 1 but for the stem form), or with packed = 1 the u8
+ * buffer conv_mb_pack makes); B1 [E] (optional); Wd
  * [E, 1, K, K]; Bd [E] (optional); W2 (projection, [M, E, 1, 1] or
  * packed); B2 [M] (optional); R (residual, the output's shape, optional).
- * Output [N, M, OH, OW], pads K / 2. Attributes: slots in ir/ops/fused.h.
+ * Output [N, M, OH, OW], pads K1 / 2 and K / 2. Attributes: slots in
+ * ir/ops/fused.h.
  */
 #include "base/alloc.h"
 #include "base/dtype.h"
@@ -42,6 +44,8 @@ const ir_attr_def_t op_fused_mbconv_attrs[] = {
     IR_ATTR_INT("post_activation", 0),
     IR_ATTR_FLOAT("post_clip_min", -3.402823466e38f),
     IR_ATTR_FLOAT("post_clip_max", 3.402823466e38f),
+    IR_ATTR_INT("expand_kernel", 1),
+    IR_ATTR_INT("expand_stride", 1),
     IR_ATTR_END};
 
 static int has(const ir_infer_ctx_t *c, int i)
@@ -95,6 +99,15 @@ cairn_status_t op_fused_mbconv_infer(ir_infer_ctx_t *c)
     if (s < 1 || s > 4)
         return ir_infer_error(c, CAIRN_ERR_INVALID_ARGUMENT, "stride %lld must be 1 to 4",
                               (long long)s);
+    const int64_t K1 = ir_attr_i(n, FUSED_MB_EXPAND_KERNEL);
+    const int64_t s1 = ir_attr_i(n, FUSED_MB_EXPAND_STRIDE);
+    if (K1 < 1 || K1 > 15 || K1 % 2 == 0)
+        return ir_infer_error(c, CAIRN_ERR_INVALID_ARGUMENT,
+                              "expand_kernel %lld must be odd, 1 to 15", (long long)K1);
+    if (s1 < 1 || s1 > 4 || (K1 == 1 && s1 != 1))
+        return ir_infer_error(c, CAIRN_ERR_INVALID_ARGUMENT,
+                              "expand_stride %lld must be 1 to 4 (1 with expand_kernel 1)",
+                              (long long)s1);
     for (int a = 0; a < 3; a++) {
         static const int slots[3] = {FUSED_MB_EXPAND_ACT, FUSED_MB_PROJECT_ACT, FUSED_MB_POST_ACT};
         const int64_t act = ir_attr_i(n, slots[a]);
@@ -123,13 +136,13 @@ cairn_status_t op_fused_mbconv_infer(ir_infer_ctx_t *c)
             return ir_infer_error(c, CAIRN_ERR_SHAPE, "X has %lld channels, channels[0] = %lld",
                                   (long long)C, (long long)ch[0]);
         C = ch[0], E = ch[1], M = ch[2];
-        BASE_TRY(check_packed(c, 1, "W1", E, C));
+        BASE_TRY(check_packed(c, 1, "W1", E, C * K1 * K1));
         BASE_TRY(check_packed(c, 5, "W2", M, E));
     } else {
         const ir_shape_t *w1 = &c->in[1].shape, *w2 = &c->in[5].shape;
         E = w1->rank == 4 && ir_dim_known(w1->d[0]) ? w1->d[0] : -1;
         M = w2->rank == 4 && ir_dim_known(w2->d[0]) ? w2->d[0] : -1;
-        const int64_t d1[4] = {E, C, 1, 1}, d2[4] = {M, E, 1, 1};
+        const int64_t d1[4] = {E, C, K1, K1}, d2[4] = {M, E, 1, 1};
         BASE_TRY(check_f32(c, 1, "W1 (expansion)", 4, d1));
         BASE_TRY(check_f32(c, 5, "W2 (projection)", 4, d2));
     }
@@ -146,11 +159,16 @@ cairn_status_t op_fused_mbconv_infer(ir_infer_ctx_t *c)
     y.d[0] = x->rank == 4 ? x->d[0] : IR_DIM_UNKNOWN;
     y.d[1] = M >= 0 ? M : IR_DIM_UNKNOWN;
     for (int d = 2; d < 4; d++) {
-        const int64_t in = x->rank == 4 ? x->d[d] : IR_DIM_UNKNOWN;
+        int64_t in = x->rank == 4 ? x->d[d] : IR_DIM_UNKNOWN;
         if (!ir_dim_known(in)) {
             y.d[d] = IR_DIM_UNKNOWN;
             continue;
         }
+        if (in + 2 * (K1 / 2) < K1)
+            return ir_infer_error(c, CAIRN_ERR_SHAPE, "spatial dim %d of X (%lld) is smaller "
+                                  "than the %lldx%lld expansion kernel", d, (long long)in,
+                                  (long long)K1, (long long)K1);
+        in = (in + 2 * (K1 / 2) - K1) / s1 + 1; /* the expanded plane */
         if (in + 2 * (K / 2) < K)
             return ir_infer_error(c, CAIRN_ERR_SHAPE, "spatial dim %d of X (%lld) is smaller "
                                   "than the %lldx%lld kernel", d, (long long)in, (long long)K,
@@ -185,6 +203,8 @@ cairn_status_t op_fused_mbconv_exec(const ir_node_t *n, const ktensor_t *in, int
     p.N = in[0].shape[0], p.C = in[0].shape[1], p.H = in[0].shape[2], p.W = in[0].shape[3];
     p.E = in[3].shape[0], p.M = out[0].shape[1];
     p.K = (int)ir_attr_i(n, FUSED_MB_KERNEL), p.stride = (int)ir_attr_i(n, FUSED_MB_STRIDE);
+    p.K1 = (int)ir_attr_i(n, FUSED_MB_EXPAND_KERNEL);
+    p.s1 = (int)ir_attr_i(n, FUSED_MB_EXPAND_STRIDE);
     p.act1 = (gemm_act_t)ir_attr_i(n, FUSED_MB_EXPAND_ACT);
     p.lo1 = ir_attr_f(n, FUSED_MB_EXPAND_CLIP_MIN), p.hi1 = ir_attr_f(n, FUSED_MB_EXPAND_CLIP_MAX);
     p.lo2 = ir_attr_f(n, FUSED_MB_DW_CLIP_MIN), p.hi2 = ir_attr_f(n, FUSED_MB_DW_CLIP_MAX);
@@ -204,13 +224,14 @@ cairn_status_t op_fused_mbconv_exec(const ir_node_t *n, const ktensor_t *in, int
                            out[0].data);
     /* plain weights (the prepack pass did not run): packed for this call,
      * into scratch */
-    const size_t s1 = conv_mb_packed_size(p.E, p.C), s2 = conv_mb_packed_size(p.M, p.E);
+    const int64_t ck = p.C * p.K1 * p.K1; /* W1's columns */
+    const size_t s1 = conv_mb_packed_size(p.E, ck), s2 = conv_mb_packed_size(p.M, p.E);
     int slot;
     char *w = base_scratch_get(base_round_up(s1, BASE_ALIGN) + s2, &slot);
     if (!w)
         return base_error(CAIRN_ERR_OUT_OF_MEMORY, "FusedMBConv: no memory to pack the weights");
     void *w1 = w, *w2 = w + base_round_up(s1, BASE_ALIGN);
-    cairn_status_t st = conv_mb_pack(p.E, p.C, in[1].data, w1, s1);
+    cairn_status_t st = conv_mb_pack(p.E, ck, in[1].data, w1, s1);
     if (st == CAIRN_OK)
         st = conv_mb_pack(p.M, p.E, in[5].data, w2, s2);
     if (st == CAIRN_OK)
@@ -225,12 +246,15 @@ void op_fused_mbconv_cost(const ir_node_t *n, const ktensor_t *in, int n_in,
 {
     (void)n_out;
     const double N = (double)in[0].shape[0], C = (double)in[0].shape[1];
-    const double HW = (double)in[0].shape[2] * (double)in[0].shape[3];
     const double E = (double)in[3].shape[0], taps = (double)in[3].shape[2] * in[3].shape[3];
     const double M = (double)out[0].shape[1], OHW = (double)out[0].shape[2] * out[0].shape[3];
-    (void)n;
-    cost->flops = 2.0 * N * (HW * C * E + OHW * E * taps + OHW * E * M) +
-                  N * (HW * E + OHW * E + OHW * M);
+    /* the expanded plane: X's, or the stem form's strided one */
+    const int64_t K1 = ir_attr_i(n, FUSED_MB_EXPAND_KERNEL);
+    const int64_t s1 = ir_attr_i(n, FUSED_MB_EXPAND_STRIDE);
+    const double EHW = (double)((in[0].shape[2] + 2 * (K1 / 2) - K1) / s1 + 1) *
+                       (double)((in[0].shape[3] + 2 * (K1 / 2) - K1) / s1 + 1);
+    cost->flops = 2.0 * N * (EHW * C * (double)(K1 * K1) * E + OHW * E * taps + OHW * E * M) +
+                  N * (EHW * E + OHW * E + OHW * M);
     double b = 0;
     for (int i = 0; i < n_in; i++)
         if (in[i].dtype != CAIRN_DTYPE_UNDEFINED)

@@ -167,6 +167,19 @@ int conv_mb_pays(int64_t C, int stride)
     return C >= 24 || (C >= 16 && stride >= 2);
 }
 
+/* The stem form measured on MobileNetV2's stem and first block (3 input
+ * channels, 3x3/2, 32 expanded, 16 out; see conv_mb_f32's notes); other
+ * image-sized inputs of a few channels are the same kind of work. */
+int conv_mb_stem_pays(int64_t C, int K1, int s1)
+{
+    const char *env = getenv("CAIRN_MBCONV");
+    if (env && !strcmp(env, "0"))
+        return 0;
+    if (env && !strcmp(env, "1"))
+        return 1;
+    return C <= 4 && K1 <= 5 && s1 <= 2;
+}
+
 cairn_status_t conv_mb_check(conv_mb_params_t *p)
 {
     if (!p)
@@ -243,7 +256,8 @@ static size_t pix1_count(const mb_job_t *j) { return (size_t)(j->R_rows * j->p->
  * zero-padded, into the band xb (channel c's row t at xb + (c xrows + t)
  * xw, column K1 / 2 the input's column 0), then the indirect-A GEMM with
  * pixel (r, w) at row (r - r0) s1, column w s1 of the band and tap (c, kh,
- * kw) at c xrows xw + kh xw + kw. */
+ * kw) at c xrows xw + kh xw + kw (pix[r W + w] = r s1 xw + w s1, set once by
+ * mb_range). */
 static cairn_status_t stem_rows(const mb_job_t *j, int64_t n, int64_t r0, int64_t r1, float *C,
                                 float *xb, int64_t *pix)
 {
@@ -264,11 +278,7 @@ static cairn_status_t stem_rows(const mb_job_t *j, int64_t n, int64_t r0, int64_
             memset(d + p1 + XW, 0, (size_t)(xw - p1 - XW) * sizeof(float));
         }
     }
-    const int64_t P = (r1 - r0) * p->W;
-    for (int64_t r = 0; r < r1 - r0; r++)
-        for (int64_t w = 0; w < p->W; w++)
-            pix[r * p->W + w] = r * s1 * xw + w * s1;
-    const gemm_inda_t a = {xb, pix, P, j->off1};
+    const gemm_inda_t a = {xb, pix, (r1 - r0) * p->W, j->off1}; /* pix: mb_range's */
     return gemm_f32_packed_inda_px(NULL, p->E, p->C * j->K1 * j->K1, j->W1p, &a, C, p->E,
                                    &j->e1);
 }
@@ -308,6 +318,14 @@ static cairn_status_t mb_range(const mb_job_t *j, int64_t n, int64_t o0, int64_t
     float *xb = (float *)((char *)pix + round64((size_t)(j->rb * p->OW) * sizeof(int64_t)));
     int64_t *pix1 = (int64_t *)((char *)xb + round64(xband_floats(j) * sizeof(float)));
     const int64_t rowf = p->W * E;
+    /* the projection's pixels in D, the stem form's in its input band:
+     * the same for every band */
+    for (int64_t q = 0; q < j->rb * p->OW; q++)
+        pix[q] = q * E;
+    if (j->K1 > 1)
+        for (int64_t r = 0; r < j->R_rows; r++)
+            for (int64_t w = 0; w < p->W; w++)
+                pix1[r * p->W + w] = r * j->s1 * j->xw + w * j->s1;
     int64_t have = -1; /* the ring holds the expanded rows up to `have` */
     const float *rows[15];
     for (int64_t a = o0; a < o1; a += j->rb) {
@@ -328,8 +346,6 @@ static cairn_status_t mb_range(const mb_job_t *j, int64_t n, int64_t o0, int64_t
                    D + (oh - a) * p->OW * E, p->OW);
         }
         const int64_t P = (b - a) * p->OW, yoff = n * p->M * OHW + a * p->OW;
-        for (int64_t q = 0; q < P; q++)
-            pix[q] = q * E;
         const gemm_inda_t ia = {D, pix, P, j->off};
         gemm_epilogue_t e3 = j->e3;
         if (j->R)

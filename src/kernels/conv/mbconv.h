@@ -76,6 +76,9 @@ int conv_mb_available(void);
  * apart (the compiler asks before fusing): see mbconv.c. The environment
  * variable CAIRN_MBCONV=0 makes it 0, CAIRN_MBCONV=1 makes it 1. */
 int conv_mb_pays(int64_t C, int stride);
+/* The same for the stem form: C input channels, a K1 x K1 expansion with
+ * stride s1 (CAIRN_MBCONV overrides it the same way). */
+int conv_mb_stem_pays(int64_t C, int K1, int s1);
 
 /* The block on p (after conv_mb_check). b1, bd, b2 and R may be NULL. Y
  * must not alias X or R. Its per-thread scratch (a few hundred KB per
