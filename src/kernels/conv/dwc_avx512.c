@@ -100,6 +100,49 @@ dwc_block3(const float *const *rows, int64_t ld, int64_t c0, int64_t c1, const i
     }
 }
 
+/* One pixel ow of a 3x3 kernel at stride S whose taps inside the row are
+ * kw in [KW0, KW1) (compile-time: the row's first and last pixels, and
+ * interior ones left over from the blocks), channels [c0, c1): the loop
+ * dwc_pixel16 runs with the clipping and trip counts known. A 7-pixel
+ * row (MobileNetV2's last blocks) had 3 of its 7 pixels on the per-pixel
+ * path, a 14-pixel one 2-4. */
+static inline __attribute__((always_inline)) void
+dwc_one3(const float *const *rows, int64_t ld, int64_t c0, int64_t c1, const int S,
+         const int KW0, const int KW1, const float *wt, const float *bias, __m512 vlo,
+         __m512 vhi, float *out, int64_t ow)
+{
+    const int64_t ib = ow * S - 1;
+    float *o = out + ow * ld;
+    for (int64_t c = c0; c < c1; c += 16) {
+        const __mmask16 m = lanes16(c1 - c);
+        __m512 a = bias ? _mm512_maskz_loadu_ps(m, bias + c) : _mm512_setzero_ps();
+#pragma GCC unroll 3
+        for (int kh = 0; kh < 3; kh++)
+#pragma GCC unroll 3
+            for (int kw = KW0; kw < KW1; kw++)
+                a = _mm512_fmadd_ps(_mm512_maskz_loadu_ps(m, wt + (kh * 3 + kw) * ld + c),
+                                    _mm512_maskz_loadu_ps(m, rows[kh] + (ib + kw) * ld + c), a);
+        _mm512_mask_storeu_ps(o + c, m, clamp16(a, vlo, vhi));
+    }
+}
+
+/* Pixel ow of a 3x3 row at stride S through dwc_one3's form for its taps */
+static inline __attribute__((always_inline)) void
+dwc_edge3(const float *const *rows, int64_t W, int64_t ld, int64_t c0, int64_t c1, const int S,
+          const float *wt, const float *bias, float lo, float hi, float *out, int64_t ow)
+{
+    int64_t iw0;
+    int kw0, kw1;
+    conv_dwc_taps(W, 3, S, ow, &iw0, &kw0, &kw1);
+    const __m512 vlo = _mm512_set1_ps(lo), vhi = _mm512_set1_ps(hi);
+    switch (kw0 * 4 + kw1) {
+    case 0 * 4 + 3: dwc_one3(rows, ld, c0, c1, S, 0, 3, wt, bias, vlo, vhi, out, ow); break;
+    case 1 * 4 + 3: dwc_one3(rows, ld, c0, c1, S, 1, 3, wt, bias, vlo, vhi, out, ow); break;
+    case 0 * 4 + 2: dwc_one3(rows, ld, c0, c1, S, 0, 2, wt, bias, vlo, vhi, out, ow); break;
+    default: dwc_pixel16(rows, W, ld, c0, c1, 3, S, wt, bias, lo, hi, out, ow); break;
+    }
+}
+
 /* Interior pixels [ow0, ow1) of a 3x3 kernel at stride S, 8 at a time and
  * then 4; returns the first one not computed (fewer than 4 left). */
 static inline __attribute__((always_inline)) int64_t
@@ -123,10 +166,23 @@ void conv_dwc_row_f32_avx512(const float *const *rows, int64_t W, int64_t ld, in
     int64_t lo_ow, hi_ow; /* interior: every tap inside the row */
     conv_dwc_interior(W, K, s, OW, &lo_ow, &hi_ow);
     int64_t done = lo_ow; /* interior pixels before `done` are computed */
-    if (K == 3 && s == 1)
-        done = dwc_run3(rows, ld, c0, c1, 1, wt, bias, lo, hi, out, lo_ow, hi_ow);
-    else if (K == 3 && s == 2)
-        done = dwc_run3(rows, ld, c0, c1, 2, wt, bias, lo, hi, out, lo_ow, hi_ow);
+    if (K == 3 && (s == 1 || s == 2)) {
+        if (s == 1)
+            done = dwc_run3(rows, ld, c0, c1, 1, wt, bias, lo, hi, out, lo_ow, hi_ow);
+        else
+            done = dwc_run3(rows, ld, c0, c1, 2, wt, bias, lo, hi, out, lo_ow, hi_ow);
+        for (int64_t ow = 0; ow < lo_ow; ow++)
+            if (s == 1)
+                dwc_edge3(rows, W, ld, c0, c1, 1, wt, bias, lo, hi, out, ow);
+            else
+                dwc_edge3(rows, W, ld, c0, c1, 2, wt, bias, lo, hi, out, ow);
+        for (int64_t ow = done; ow < OW; ow++)
+            if (s == 1)
+                dwc_edge3(rows, W, ld, c0, c1, 1, wt, bias, lo, hi, out, ow);
+            else
+                dwc_edge3(rows, W, ld, c0, c1, 2, wt, bias, lo, hi, out, ow);
+        return;
+    }
     for (int64_t ow = 0; ow < lo_ow; ow++)
         dwc_pixel16(rows, W, ld, c0, c1, K, s, wt, bias, lo, hi, out, ow);
     for (int64_t ow = done; ow < OW; ow++)
