@@ -1132,6 +1132,31 @@ ALWAYS_INLINE void inda_rows(const int ROWS, int64_t kc, const float *const *px,
  * the addressing modes scale an index, instead of 14 pointers, which with
  * the loop's other registers did not fit in the 15 general registers (the
  * compiler kept 8 of them on the stack and reloaded them every k step). */
+/* ROW(r, q, i) for the 14 rows of an evenly spaced tile, row r at q + i
+ * bytes, q advanced by sb3 = 3 sb between groups: 0, 1, 2, 4, 8 rows from
+ * row 0, then from rows 3, 6, 9, 12 (the scales an address can take) */
+#define EVEN_SCHEDULE(ROW, q, sb, sb3)                                                            \
+    do {                                                                                          \
+        ROW(0, q, 0);                                                                             \
+        ROW(1, q, sb);                                                                            \
+        ROW(2, q, sb * 2);                                                                        \
+        ROW(4, q, sb * 4);                                                                        \
+        ROW(8, q, sb * 8);                                                                        \
+        q += sb3;                                                                                 \
+        ROW(3, q, 0);                                                                             \
+        ROW(5, q, sb * 2);                                                                        \
+        ROW(7, q, sb * 4);                                                                        \
+        ROW(11, q, sb * 8);                                                                       \
+        q += sb3;                                                                                 \
+        ROW(6, q, 0);                                                                             \
+        ROW(10, q, sb * 4);                                                                       \
+        q += sb3;                                                                                 \
+        ROW(9, q, 0);                                                                             \
+        ROW(13, q, sb * 4);                                                                       \
+        q += sb3;                                                                                 \
+        ROW(12, q, 0);                                                                            \
+    } while (0)
+
 ALWAYS_INLINE void inda_rows_even(int64_t kc, const float *p0, int64_t ps, const int64_t *off,
                                   const float *Bp, float *T, int acc, const char *pf,
                                   int64_t npf)
@@ -1150,24 +1175,7 @@ ALWAYS_INLINE void inda_rows_even(int64_t kc, const float *p0, int64_t ps, const
         spread_prefetch(&pf, &credit, npf, kc);
         const __m512 bv[NV] = {_mm512_load_ps(Bp), _mm512_load_ps(Bp + 16)};
         const char *q = (const char *)(p0 + off[k]);
-        EVEN_ROW(0, q, 0);
-        EVEN_ROW(1, q, sb);
-        EVEN_ROW(2, q, sb * 2);
-        EVEN_ROW(4, q, sb * 4);
-        EVEN_ROW(8, q, sb * 8);
-        q += sb3;
-        EVEN_ROW(3, q, 0);
-        EVEN_ROW(5, q, sb * 2);
-        EVEN_ROW(7, q, sb * 4);
-        EVEN_ROW(11, q, sb * 8);
-        q += sb3;
-        EVEN_ROW(6, q, 0);
-        EVEN_ROW(10, q, sb * 4);
-        q += sb3;
-        EVEN_ROW(9, q, 0);
-        EVEN_ROW(13, q, sb * 4);
-        q += sb3;
-        EVEN_ROW(12, q, 0);
+        EVEN_SCHEDULE(EVEN_ROW, q, sb, sb3);
         Bp += NR;
     }
 #undef EVEN_ROW
@@ -1236,24 +1244,7 @@ ALWAYS_INLINE void inda_rows_even_narrow(const int H, int64_t kc, const float *p
         const __m512 b0 = _mm512_load_ps(Bp);
         const __m256 b1 = H ? _mm256_load_ps(Bp + 16) : _mm256_setzero_ps();
         const char *q = (const char *)(p0 + off[k]);
-        NARROW_ROW(0, q, 0);
-        NARROW_ROW(1, q, sb);
-        NARROW_ROW(2, q, sb * 2);
-        NARROW_ROW(4, q, sb * 4);
-        NARROW_ROW(8, q, sb * 8);
-        q += sb3;
-        NARROW_ROW(3, q, 0);
-        NARROW_ROW(5, q, sb * 2);
-        NARROW_ROW(7, q, sb * 4);
-        NARROW_ROW(11, q, sb * 8);
-        q += sb3;
-        NARROW_ROW(6, q, 0);
-        NARROW_ROW(10, q, sb * 4);
-        q += sb3;
-        NARROW_ROW(9, q, 0);
-        NARROW_ROW(13, q, sb * 4);
-        q += sb3;
-        NARROW_ROW(12, q, 0);
+        EVEN_SCHEDULE(NARROW_ROW, q, sb, sb3);
         Bp += NR;
     }
 #undef NARROW_ROW
