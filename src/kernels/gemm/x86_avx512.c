@@ -1331,8 +1331,11 @@ void gemm_f32_tile_store_t_avx512(const float *T, int npx, int nch, float *C, in
     }
     for (int c0 = 0; c0 < nch; c0 += 16) {
         tile_t_block(T, npx, c0, r);
-        for (int cc = 0; cc < 16 && c0 + cc < nch; cc++) {
+#pragma GCC unroll 16
+        for (int cc = 0; cc < 16; cc++) {
             const int c = c0 + cc;
+            if (c >= nch)
+                break;
             __m512 v = r[cc];
             if (e) {
                 if (e->bias_row)
