@@ -7,7 +7,8 @@
  *      (input rows band_lo*s - pad ... + K, clipped to the plane) are one
  *      or two GEMMs E^T[rows*W, E] = X^T[rows*W, C] W1^T into the ring's
  *      slots (row ih in slot ih mod R; two calls when the run wraps), with
- *      bias and act1 in the epilogue;
+ *      bias and act1 in the epilogue (the stem form: stem_rows' indirect-A
+ *      GEMM over a zero-padded copy of the input rows they read);
  *   2. each output row of the band is the depthwise row kernel over the
  *      K ring rows it reads (a zero row for those outside the plane) into
  *      the band buffer D (rb*OW pixels x E, pixel-major);
@@ -20,7 +21,8 @@
  * rows of an image when there are fewer images than threads; each range
  * recomputes the K - s expanded rows it shares with the one before it.
  *
- * Cost: FLOPs 2 (C E H W + K^2 E OH OW + E M OH OW); bytes moved to and
+ * Cost: FLOPs 2 (C K1^2 E EH EW + K^2 E OH OW + E M OH OW) (EH x EW the
+ * expanded plane: H x W for the 1x1 form); bytes moved to and
  * from memory: X, Y, R and the weights once per band (W1, W2: 4 E (C + M)
  * bytes; the band is chosen large enough that this stays a fraction of
  * the activations' bytes where the plane allows).
