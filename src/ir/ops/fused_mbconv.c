@@ -170,9 +170,9 @@ cairn_status_t op_fused_mbconv_infer(ir_infer_ctx_t *c)
                                   (long long)K1, (long long)K1);
         in = (in + 2 * (K1 / 2) - K1) / s1 + 1; /* the expanded plane */
         if (in + 2 * (K / 2) < K)
-            return ir_infer_error(c, CAIRN_ERR_SHAPE, "spatial dim %d of X (%lld) is smaller "
-                                  "than the %lldx%lld kernel", d, (long long)in, (long long)K,
-                                  (long long)K);
+            return ir_infer_error(c, CAIRN_ERR_SHAPE, "spatial dim %d of the depthwise input "
+                                  "(%lld) is smaller than the %lldx%lld kernel", d,
+                                  (long long)in, (long long)K, (long long)K);
         y.d[d] = (in + 2 * (K / 2) - K) / s + 1;
     }
     if (has(c, 7)) {
