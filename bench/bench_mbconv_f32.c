@@ -49,6 +49,37 @@ static float *rnd(int64_t n, float scale)
         }                                                                                      \
     } while (0)
 
+/* The block's three convolutions run apart with packed weights (the
+ * expansion KxK / s1 in the stem form), best-of-9 us each into u[0..2]. */
+static void time_unfused(const kctx_t *k, const conv_mb_params_t *p, const float *X,
+                         const float *W1, const float *b1, const float *Wd, const float *bd,
+                         const float *W2, const float *b2, const float *R, float *Y, double u[3])
+{
+    const int64_t K1 = p->K1 > 1 ? p->K1 : 1, s1 = p->s1 > 1 ? p->s1 : 1;
+    conv_params_t c1 = {1, p->C, p->E, 1, {1, p->H, p->W}, {1, p->EH, p->EW}, {1, K1, K1},
+                        {1, s1, s1}, {1, 1, 1}, {0, K1 / 2, K1 / 2}};
+    conv_params_t c2 = {1, p->E, p->E, p->E, {1, p->EH, p->EW}, {1, p->OH, p->OW}, {1, 3, 3},
+                        {1, p->stride, p->stride}, {1, 1, 1}, {0, 1, 1}};
+    conv_params_t c3 = {1, p->E, p->M, 1, {1, p->OH, p->OW}, {1, p->OH, p->OW}, {1, 1, 1},
+                        {1, 1, 1}, {1, 1, 1}, {0, 0, 0}};
+    size_t q1 = conv_f32_packed_w_size(&c1), q3 = conv_f32_packed_w_size(&c3);
+    void *p1 = base_aligned_alloc(q1, 64), *p3 = base_aligned_alloc(q3, 64);
+    conv_f32_pack_w(&c1, W1, p1, q1);
+    conv_f32_pack_w(&c3, W2, p3, q3);
+    size_t wsb = conv_f32_workspace(&c1) + conv_f32_workspace(&c3) + 64;
+    void *ws = base_aligned_alloc(wsb, 64);
+    float *Ec = rnd(p->E * p->EH * p->EW, 1), *Dc = rnd(p->E * p->OH * p->OW, 1);
+    conv_post_t post1 = {GEMM_ACT_CLIP, 0, 6, NULL, GEMM_ACT_NONE, 0, 0};
+    conv_post_t post3 = {GEMM_ACT_NONE, 0, 0, R, GEMM_ACT_NONE, 0, 0};
+    const int reps = 20;
+    u[0] = u[1] = u[2] = 1e30;
+    TIME(u[0], reps, conv_f32_packed_w(k, &c1, X, p1, b1, &post1, Ec, ws, wsb));
+    TIME(u[1], reps, conv_f32(k, &c2, Ec, Wd, bd, &post1, Dc, NULL, 0));
+    TIME(u[2], reps, conv_f32_packed_w(k, &c3, Dc, p3, b2, &post3, Y, ws, wsb));
+    base_aligned_free(p1), base_aligned_free(p3), base_aligned_free(ws);
+    base_aligned_free(Ec), base_aligned_free(Dc);
+}
+
 /* MobileNetV2's stem and first block as the stem form (3 -> 32 channels
  * 3x3/2 at 224x224, depthwise 3x3, projection to 16) against its three
  * convolutions run apart. */
@@ -61,7 +92,7 @@ static void bench_stem(const kctx_t *k)
     p.act1 = GEMM_ACT_CLIP, p.lo1 = 0, p.hi1 = 6, p.lo2 = 0, p.hi2 = 6;
     p.act3 = p.post3 = GEMM_ACT_NONE;
     conv_mb_check(&p);
-    const int64_t HW = p.H * p.W, EHW = p.EH * p.EW, OHW = p.OH * p.OW, K1 = p.C * 9;
+    const int64_t HW = p.H * p.W, OHW = p.OH * p.OW, K1 = p.C * 9;
     float *X = rnd(p.C * HW, 1), *W1 = rnd(p.E * K1, 0.5f), *W2 = rnd(p.M * p.E, 0.1f);
     float *Wd = rnd(p.E * 9, 0.5f), *b1 = rnd(p.E, 1), *bd = rnd(p.E, 1), *b2 = rnd(p.M, 1);
     float *Y = rnd(p.M * OHW, 1);
@@ -72,31 +103,13 @@ static void bench_stem(const kctx_t *k)
     const int reps = 20;
     double tf = 1e30;
     TIME(tf, reps, conv_mb_f32(k, &p, X, w1p, b1, Wd, bd, w2p, b2, NULL, Y));
-    conv_params_t c1 = {1, p.C, p.E, 1, {1, p.H, p.W}, {1, p.EH, p.EW}, {1, 3, 3}, {1, 2, 2},
-                        {1, 1, 1}, {0, 1, 1}};
-    conv_params_t c2 = {1, p.E, p.E, p.E, {1, p.EH, p.EW}, {1, p.OH, p.OW}, {1, 3, 3},
-                        {1, 1, 1}, {1, 1, 1}, {0, 1, 1}};
-    conv_params_t c3 = {1, p.E, p.M, 1, {1, p.OH, p.OW}, {1, p.OH, p.OW}, {1, 1, 1},
-                        {1, 1, 1}, {1, 1, 1}, {0, 0, 0}};
-    size_t q1 = conv_f32_packed_w_size(&c1), q3 = conv_f32_packed_w_size(&c3);
-    void *p1 = base_aligned_alloc(q1, 64), *p3 = base_aligned_alloc(q3, 64);
-    conv_f32_pack_w(&c1, W1, p1, q1);
-    conv_f32_pack_w(&c3, W2, p3, q3);
-    size_t wsb = conv_f32_workspace(&c1) + conv_f32_workspace(&c3) + 64;
-    void *ws = base_aligned_alloc(wsb, 64);
-    float *Ec = rnd(p.E * EHW, 1), *Dc = rnd(p.E * OHW, 1);
-    conv_post_t post1 = {GEMM_ACT_CLIP, 0, 6, NULL, GEMM_ACT_NONE, 0, 0};
-    conv_post_t post3 = {GEMM_ACT_NONE, 0, 0, NULL, GEMM_ACT_NONE, 0, 0};
-    double u1 = 1e30, u2 = 1e30, u3 = 1e30;
-    TIME(u1, reps, conv_f32_packed_w(k, &c1, X, p1, b1, &post1, Ec, ws, wsb));
-    TIME(u2, reps, conv_f32(k, &c2, Ec, Wd, bd, &post1, Dc, NULL, 0));
-    TIME(u3, reps, conv_f32_packed_w(k, &c3, Dc, p3, b2, &post3, Y, ws, wsb));
+    double u[3];
+    time_unfused(k, &p, X, W1, b1, Wd, bd, W2, b2, NULL, Y, u);
     printf("%-24s %8.1f %8s %8s %8s %8.1f %8.1f %8.1f %8.1f\n", "stem 3>32>16 224 3x3/2", tf,
-           "", "", "", u1 + u2 + u3, u1, u2, u3);
+           "", "", "", u[0] + u[1] + u[2], u[0], u[1], u[2]);
     base_aligned_free(X), base_aligned_free(W1), base_aligned_free(W2), base_aligned_free(Wd);
     base_aligned_free(b1), base_aligned_free(bd), base_aligned_free(b2), base_aligned_free(Y);
-    base_aligned_free(w1p), base_aligned_free(w2p), base_aligned_free(p1), base_aligned_free(p3);
-    base_aligned_free(ws), base_aligned_free(Ec), base_aligned_free(Dc);
+    base_aligned_free(w1p), base_aligned_free(w2p);
 }
 
 int main(int argc, char **argv)
@@ -167,35 +180,17 @@ int main(int argc, char **argv)
          * packed per call (faster than indirect A only at M = 24, still
          * slower than the unfused NCHW GEMM) */
         /* unfused: the three convolutions with packed weights */
-        conv_params_t c1 = {1, p.C, p.E, 1, {1, p.H, p.W}, {1, p.H, p.W}, {1, 1, 1}, {1, 1, 1},
-                            {1, 1, 1}, {0, 0, 0}};
-        conv_params_t c2 = {1, p.E, p.E, p.E, {1, p.H, p.W}, {1, p.OH, p.OW}, {1, 3, 3},
-                            {1, p.stride, p.stride}, {1, 1, 1}, {0, 1, 1}};
-        conv_params_t c3 = {1, p.E, p.M, 1, {1, p.OH, p.OW}, {1, p.OH, p.OW}, {1, 1, 1},
-                            {1, 1, 1}, {1, 1, 1}, {0, 0, 0}};
-        size_t q1 = conv_f32_packed_w_size(&c1), q3 = conv_f32_packed_w_size(&c3);
-        void *p1 = base_aligned_alloc(q1, 64), *p3 = base_aligned_alloc(q3, 64);
-        conv_f32_pack_w(&c1, W1, p1, q1);
-        conv_f32_pack_w(&c3, W2, p3, q3);
-        size_t wsb = conv_f32_workspace(&c1) + conv_f32_workspace(&c3) + 64;
-        void *ws = base_aligned_alloc(wsb, 64);
-        float *Ec = rnd(p.E * HW, 1), *Dc = rnd(p.E * OHW, 1);
-        conv_post_t post1 = {GEMM_ACT_CLIP, 0, 6, NULL, GEMM_ACT_NONE, 0, 0};
-        conv_post_t post3 = {GEMM_ACT_NONE, 0, 0, R, GEMM_ACT_NONE, 0, 0};
-        double u1 = 1e30, u2 = 1e30, u3 = 1e30;
-        TIME(u1, reps, conv_f32_packed_w(&k, &c1, X, p1, b1, &post1, Ec, ws, wsb));
-        TIME(u2, reps, conv_f32(&k, &c2, Ec, Wd, bd, &post1, Dc, NULL, 0));
-        TIME(u3, reps, conv_f32_packed_w(&k, &c3, Dc, p3, b2, &post3, Y, ws, wsb));
+        double u[3];
+        time_unfused(&k, &p, X, W1, b1, Wd, bd, W2, b2, R, Y, u);
         char name[48];
         snprintf(name, sizeof name, "%lld>%lld>%lld %lld s%lld%s", (long long)p.C, (long long)p.E,
                  (long long)p.M, (long long)p.H, (long long)p.stride, s->res ? " +r" : "");
         printf("%-24s %8.1f %8.1f %8.1f %8.1f %8.1f %8.1f %8.1f %8.1f\n", name, tf, te, td, tp,
-               u1 + u2 + u3, u1, u2, u3);
+               u[0] + u[1] + u[2], u[0], u[1], u[2]);
         base_aligned_free(X), base_aligned_free(W1), base_aligned_free(W2), base_aligned_free(Wd);
         base_aligned_free(b1), base_aligned_free(bd), base_aligned_free(b2), base_aligned_free(R);
         base_aligned_free(Y), base_aligned_free(w1p), base_aligned_free(w2p), base_aligned_free(E);
-        base_aligned_free(D), base_aligned_free(wt), base_aligned_free(p1), base_aligned_free(p3);
-        base_aligned_free(ws), base_aligned_free(Ec), base_aligned_free(Dc);
+        base_aligned_free(D), base_aligned_free(wt);
         free(zero), free(pix), free(off);
     }
     if (pool)

@@ -279,6 +279,32 @@ static void test_prepack_winograd(void)
     cairn_graph_destroy(g);
 }
 
+/* g compiled with all passes: one FusedMBConv (none with leak) whose two
+ * weights prepack made u8 buffers, W1's of E x ck floats packed, channels
+ * = [C, E, M]; the outputs with fuse_mbconv and with all passes match the
+ * passes off on an input of [1, C, H, W]. */
+static void check_mbconv_all(const cairn_graph_t *g, int leak, int64_t C, int64_t E, int64_t M,
+                             int64_t ck, int64_t H, int64_t W)
+{
+    ir_graph_t *c = compiled(g, "all");
+    const ir_node_t *n = find_op(c, IR_OP_FusedMBConv);
+    CHECK((n != NULL) == (!leak && conv_mb_available()));
+    if (n) {
+        size_t nc = 0;
+        const int64_t *ch = ir_attr_ints(n, FUSED_MB_CHANNELS, &nc);
+        CHECK(ir_attr_i(n, FUSED_MB_PACKED) == 1 && nc == 3 && ch[0] == C && ch[1] == E &&
+              ch[2] == M);
+        CHECK(c->values[n->inputs[1]].type.dtype == CAIRN_U8 &&
+              c->values[n->inputs[5]].type.dtype == CAIRN_U8 &&
+              c->values[n->inputs[1]].type.shape.d[0] >= (int64_t)conv_mb_packed_size(E, ck));
+    }
+    ir_graph_destroy(c);
+    int64_t dims[1][CAIRN_MAX_RANK] = {{1, C, H, W}};
+    int ranks[1] = {4};
+    compare_runs(g, "fuse_conv,fuse_mbconv", 1, dims, ranks, 1e-5);
+    compare_runs(g, "all", 1, dims, ranks, 1e-5);
+}
+
 /* fuse_mbconv: expand 1x1 (+ Clip) -> depthwise 3x3 / stride (+ Relu) ->
  * project 1x1 (+ residual Add) becomes one FusedMBConv with the stages'
  * epilogues in its attributes; prepack then packs its two 1x1 weights
@@ -327,22 +353,7 @@ static void test_fuse_mbconv(int stride, int residual, int leak)
         CHECK(n && (n->n_inputs == 8) == (residual != 0));
     }
     ir_graph_destroy(c);
-    c = compiled(g, "all");
-    n = find_op(c, IR_OP_FusedMBConv);
-    CHECK((n != NULL) == (!leak && conv_mb_available()));
-    if (n) {
-        size_t nc = 0;
-        const int64_t *ch = ir_attr_ints(n, FUSED_MB_CHANNELS, &nc);
-        CHECK(ir_attr_i(n, FUSED_MB_PACKED) == 1 && nc == 3 && ch[0] == C && ch[1] == E &&
-              ch[2] == M);
-        CHECK(c->values[n->inputs[1]].type.dtype == CAIRN_U8 &&
-              c->values[n->inputs[5]].type.dtype == CAIRN_U8);
-    }
-    ir_graph_destroy(c);
-    int64_t dims[1][CAIRN_MAX_RANK] = {{1, C, H, W}};
-    int ranks[1] = {4};
-    compare_runs(g, "fuse_conv,fuse_mbconv", 1, dims, ranks, 1e-5);
-    compare_runs(g, "all", 1, dims, ranks, 1e-5);
+    check_mbconv_all(g, leak, C, E, M, C, H, W);
     (void)OH, (void)OW;
     cairn_graph_destroy(g);
 }
@@ -389,22 +400,7 @@ static void test_fuse_mbconv_stem(int leak)
               ir_attr_i(n, FUSED_MB_EXPAND_ACT) == GEMM_ACT_CLIP);
     }
     ir_graph_destroy(c);
-    c = compiled(g, "all");
-    n = find_op(c, IR_OP_FusedMBConv);
-    CHECK((n != NULL) == (!leak && conv_mb_available()));
-    if (n) {
-        size_t nc = 0;
-        const int64_t *ch = ir_attr_ints(n, FUSED_MB_CHANNELS, &nc);
-        CHECK(ir_attr_i(n, FUSED_MB_PACKED) == 1 && nc == 3 && ch[0] == C && ch[1] == E &&
-              ch[2] == M);
-        CHECK(c->values[n->inputs[1]].type.dtype == CAIRN_U8 &&
-              c->values[n->inputs[1]].type.shape.d[0] >= (int64_t)conv_mb_packed_size(E, C * 9));
-    }
-    ir_graph_destroy(c);
-    int64_t dims[1][CAIRN_MAX_RANK] = {{1, C, H, W}};
-    int ranks[1] = {4};
-    compare_runs(g, "fuse_conv,fuse_mbconv", 1, dims, ranks, 1e-5);
-    compare_runs(g, "all", 1, dims, ranks, 1e-5);
+    check_mbconv_all(g, leak, C, E, M, C * 9, H, W);
     cairn_graph_destroy(g);
 }
 

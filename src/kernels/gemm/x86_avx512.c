@@ -1288,47 +1288,21 @@ ALWAYS_INLINE void tile_t_block(const float *T, int npx, int c0, __m512 r[16])
     vm512_transpose16(r);
 }
 
-/* T (npx pixel rows of NR channels) into C's channel rows: C[c * ldc + r],
- * 16 channels at a time transposed in registers. A gather per channel (14
- * lanes from T's column) took a fifth of a projection to 24 channels on
- * Zen 4, whose gathers move about one element a cycle; the transpose is
- * 64 shuffles per 16 channels. */
-void gemm_f32_tile_store_t_avx512(const float *T, int npx, int nch, float *C, int64_t ldc,
-                                  const gemm_tile_epi_t *e)
+/* T's npx pixel rows through e into C's channel rows, e's fields read once
+ * (e's floats would otherwise be reloaded after every store to C); SIMPLE
+ * (a constant): both activations clamp-type, inline, else act512 (a call
+ * per vector, the transcendental ones) */
+ALWAYS_INLINE void tile_store_t_epi(const float *T, int npx, int nch, float *C, int64_t ldc,
+                                    const gemm_tile_epi_t *e, const int SIMPLE)
 {
     const __mmask16 mk = lanes(npx);
+    const float *bias = e->bias_row, *res = e->res;
+    const int64_t ldr = e->ldr;
+    const gemm_act_t act = e->act, post = e->post_act;
+    const float lo = e->lo, hi = e->hi, plo = e->post_lo, phi = e->post_hi;
+    const int scaled = e->scale != 1.0f;
+    const __m512 vs = _mm512_set1_ps(e->scale);
     __m512 r[16];
-    if (e && gemm_act_is_simple(e->act) && gemm_act_is_simple(e->post_act)) {
-        /* the common epilogues inline, e's fields read once: act512 is a
-         * call per vector, and e's floats would be reloaded after every
-         * store to C */
-        const float *bias = e->bias_row, *res = e->res;
-        const int64_t ldr = e->ldr;
-        const gemm_act_t act = e->act, post = e->post_act;
-        const float lo = e->lo, hi = e->hi, plo = e->post_lo, phi = e->post_hi;
-        const int scaled = e->scale != 1.0f;
-        const __m512 vs = _mm512_set1_ps(e->scale);
-        for (int c0 = 0; c0 < nch; c0 += 16) {
-            tile_t_block(T, npx, c0, r);
-#pragma GCC unroll 16
-            for (int cc = 0; cc < 16; cc++) {
-                const int c = c0 + cc;
-                if (c >= nch)
-                    break;
-                __m512 v = r[cc];
-                if (bias)
-                    v = _mm512_add_ps(v, _mm512_set1_ps(bias[c]));
-                v = vm512_act_simple(v, act, lo, hi);
-                if (scaled)
-                    v = _mm512_mul_ps(v, vs);
-                if (res)
-                    v = _mm512_add_ps(v, _mm512_maskz_loadu_ps(mk, res + c * ldr));
-                v = vm512_act_simple(v, post, plo, phi);
-                _mm512_mask_storeu_ps(C + c * ldc, mk, v);
-            }
-        }
-        return;
-    }
     for (int c0 = 0; c0 < nch; c0 += 16) {
         tile_t_block(T, npx, c0, r);
 #pragma GCC unroll 16
@@ -1337,19 +1311,35 @@ void gemm_f32_tile_store_t_avx512(const float *T, int npx, int nch, float *C, in
             if (c >= nch)
                 break;
             __m512 v = r[cc];
-            if (e) {
-                if (e->bias_row)
-                    v = _mm512_add_ps(v, _mm512_set1_ps(e->bias_row[c]));
-                v = act512(v, e->act, e->lo, e->hi);
-                if (e->scale != 1.0f)
-                    v = _mm512_mul_ps(v, _mm512_set1_ps(e->scale));
-                if (e->res)
-                    v = _mm512_add_ps(v, _mm512_maskz_loadu_ps(mk, e->res + c * e->ldr));
-                v = act512(v, e->post_act, e->post_lo, e->post_hi);
-            }
+            if (bias)
+                v = _mm512_add_ps(v, _mm512_set1_ps(bias[c]));
+            v = SIMPLE ? vm512_act_simple(v, act, lo, hi) : act512(v, act, lo, hi);
+            if (scaled)
+                v = _mm512_mul_ps(v, vs);
+            if (res)
+                v = _mm512_add_ps(v, _mm512_maskz_loadu_ps(mk, res + c * ldr));
+            v = SIMPLE ? vm512_act_simple(v, post, plo, phi) : act512(v, post, plo, phi);
             _mm512_mask_storeu_ps(C + c * ldc, mk, v);
         }
     }
+}
+
+/* T (npx pixel rows of NR channels) into C's channel rows: C[c * ldc + r],
+ * 16 channels at a time transposed in registers. A gather per channel (14
+ * lanes from T's column) took a fifth of a projection to 24 channels on
+ * Zen 4, whose gathers move about one element a cycle; the transpose is
+ * 64 shuffles per 16 channels. */
+void gemm_f32_tile_store_t_avx512(const float *T, int npx, int nch, float *C, int64_t ldc,
+                                  const gemm_tile_epi_t *e)
+{
+    static const gemm_tile_epi_t none = {NULL, NULL, GEMM_ACT_NONE, 0.0f, 0.0f, 1.0f,
+                                         NULL, 0, GEMM_ACT_NONE, 0.0f, 0.0f};
+    if (!e)
+        e = &none;
+    if (gemm_act_is_simple(e->act) && gemm_act_is_simple(e->post_act))
+        tile_store_t_epi(T, npx, nch, C, ldc, e, 1);
+    else
+        tile_store_t_epi(T, npx, nch, C, ldc, e, 0);
 }
 
 /* ---- GEMV-like products against a packed B (gemm_f32_variant_t.gemv_packed) ----
