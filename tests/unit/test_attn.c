@@ -4,7 +4,8 @@
  * (the full score matrix, a max-subtracted softmax, then P.V), over many
  * shapes (S not a multiple of the tiles, D in {32, 64, 80, 128}, B and H >
  * 1, grouped-query heads, Sq != Sk), masks (none, padding rows of -inf or
- * -1e4, causal, general additive, causal + padding) and layouts ([B,H,S,D]
+ * -1e4, causal, general additive, causal + padding, 2-D, per-key biases
+ * shared by every query) and layouts ([B,H,S,D]
  * and [B,S,H,D] through strides); then the op through the C API with perms,
  * and its error paths. Run under CAIRN_ISA=ref/avx2/avx512 by ctest. */
 #include "base/threadpool.h"
@@ -19,7 +20,7 @@ typedef struct shape_case {
     int64_t B, Hq, Hk, Sq, Sk, D, Dv;
 } shape_case_t;
 
-enum { MASK_NONE, MASK_PAD, MASK_CAUSAL, MASK_GENERAL, MASK_CAUSAL_PAD, MASK_2D, N_MASKS };
+enum { MASK_NONE, MASK_PAD, MASK_CAUSAL, MASK_GENERAL, MASK_CAUSAL_PAD, MASK_2D, MASK_KEYS, N_MASKS };
 
 /* element strides of a contiguous tensor holding logical [b, h, s, d] in
  * physical order [b, h, s, d] (bshd = 0) or [b, s, h, d] (bshd = 1) */
@@ -117,6 +118,12 @@ static void run_case(const shape_case_t *c, int mask_kind, int layout, base_pool
         mask = malloc(sizeof(float) * (size_t)n);
         check_fill_f32(&r, mask, n, -3, 3);
         p.ms[3] = 1, p.ms[2] = p.Sk, p.ms[1] = p.Sq * p.Sk, p.ms[0] = p.Hq * p.Sq * p.Sk;
+    } else if (mask_kind == MASK_KEYS) {
+        /* [B, H, 1, Sk]: a finite bias per key, the same for every query
+         * (the fast kernels start the score sums from it) */
+        mask = malloc(sizeof(float) * (size_t)(p.B * p.Hq * p.Sk));
+        check_fill_f32(&r, mask, p.B * p.Hq * p.Sk, -4, 2);
+        p.ms[3] = 1, p.ms[2] = 0, p.ms[1] = p.Sk, p.ms[0] = p.Hq * p.Sk;
     } else if (mask_kind == MASK_2D) {
         mask = malloc(sizeof(float) * (size_t)(p.Sq * p.Sk));
         check_fill_f32(&r, mask, p.Sq * p.Sk, -5, 1);

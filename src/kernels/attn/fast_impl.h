@@ -13,9 +13,11 @@
  * BK keys
  *   1. forms the score tile S^T [BK][G] by broadcasting K elements against
  *      Q^T rows, KB keys x 2 vectors of accumulators per step, and adds the
- *      mask, applies the causal limit (only on the steps that straddle the
- *      diagonal) and takes the tile's column max as the step's results are
- *      stored (no separate pass over the tile);
+ *      mask (a padding mask, one value per key for every query, is the
+ *      accumulators' starting value instead), applies the causal limit
+ *      (only on the steps that straddle the diagonal) and takes the tile's
+ *      column max as the step's results are stored (no separate pass over
+ *      the tile);
  *   2. updates the online softmax column-wise, which needs no horizontal
  *      reductions:
  *        m' = max(m, max_j S^T[j]),  alpha = e^(m - m'),  P^T = e^(S^T - m'),
@@ -107,19 +109,22 @@ void KA(exp2_neg)(const float *x, float *y, int64_t n)
 }
 
 /* S^T rows of KA_KB keys (K rows kr[u], element stride ks3) against Q^T
- * [D][G], stored at st (row stride G); with domax (a constant after
- * inlining) their column max also goes into *x0, *x1 from the registers.
+ * [D][G], stored at st (row stride G), each row starting from mv[u] (a
+ * mask value of its key for every query, in base-2 units) or with mv NULL
+ * from 0; with domax (a constant after inlining) their column max also
+ * goes into *x0, *x1 from the registers.
  * One function called twice (the common step and the masked one, which
  * rereads the stored rows) so that the compiler keeps the 12 accumulators
  * in registers: written inline with the masked path after the FMA loop,
  * it sent them through the stack on every step (~5 % of an s128 MiniLM
  * attention). */
 KA_INLINE void KA(score_step)(const float *const kr[KA_KB], int64_t ks3, const float *qt,
-                              int64_t D, float *st, V *x0, V *x1, const int domax)
+                              int64_t D, float *st, V *x0, V *x1, const int domax,
+                              const float *mv)
 {
     V a0[KA_KB], a1[KA_KB];
     for (int u = 0; u < KA_KB; u++)
-        a0[u] = V_ZERO(), a1[u] = V_ZERO();
+        a0[u] = a1[u] = mv ? V_SET1(mv[u]) : V_ZERO();
     const float *qr = qt;
     /* this loop and the P.V step's unrolled by 4: 12 MiniLM heads at seq
      * 512 3.16-3.25 -> 3.08-3.18 ms, seq 128 0.198-0.205 -> 0.194-0.200
@@ -184,6 +189,23 @@ KA_INLINE void KA(store_o8)(float *o, int64_t os2, const float *ot, const float 
 #define KA_T8 0
 #endif
 
+/* Asks for rows [r0, r1) of `bytes` bytes, row r at base + r rs (floats),
+ * into L2 (into L1 they evicted the key tile's rows: B = 1 at seq 128 on 2
+ * threads, all in L2 already, ran 2-3 % slower); nothing when base is
+ * NULL. */
+KA_INLINE void KA(prefetch_rows)(const float *base, int64_t rs, int64_t r0, int64_t r1,
+                                 size_t bytes)
+{
+    if (!base)
+        return;
+    for (int64_t r = r0; r < r1; r++) {
+        const char *row = (const char *)(base + r * rs);
+        for (size_t b = 0; b < bytes; b += 64)
+            __builtin_prefetch(row + b, 0, 2);
+        __builtin_prefetch(row + bytes - 1, 0, 2);
+    }
+}
+
 /* O^T[f + u] = alpha O^T[f + u] + sum_j V[j][f + u] P^T[j] for u < nf
  * (nf <= KA_FB, a constant after inlining): 2 nf accumulators. */
 KA_INLINE void KA(pv_step)(float *ot, const float *st, const float *vr, int64_t nk, int64_t vs2,
@@ -222,6 +244,7 @@ void KA(block)(const kattn_params_t *p, int64_t bh, int64_t q0, int64_t q1, floa
     const float *k = p->k + b * p->ks[0] + g * p->ks[1];
     const float *v = p->v + b * p->vs[0] + g * p->vs[1];
     const float *mk = p->mask ? p->mask + b * p->ms[0] + h * p->ms[1] : NULL;
+    const int kmask = mk && p->ms[2] == 0; /* one mask row for every query */
     float *o = p->o + b * p->os[0] + h * p->os[1];
     for (int l = 0; l < KA_G; l++)
         ml[KA_G + l] = (float)l;
@@ -240,6 +263,17 @@ void KA(block)(const kattn_params_t *p, int64_t bh, int64_t q0, int64_t q1, floa
                     qt[t * KA_G + l] =
                         l < n ? q[(i0 + l) * p->qs[2] + t * p->qs[3]] * qscale : 0.0f;
         memset(ot, 0, sizeof(float) * (size_t)(Dv * KA_G));
+        /* asked for during the first key tile: the next group's Q rows and
+         * this group's O rows, which come from and go to L3 or memory when
+         * the QKV tensor outgrows L2 (`perf`, MiniLM at seq 128, batch 8,
+         * 1 thread, Zen 4: loading Q^T 9 % of the time, storing O 6 %;
+         * with the prefetches 3 % and 1.4 %, the step 2.42 -> 2.25 ms,
+         * alternating medians; 2 threads and batch 1 level) */
+        const int64_t nqn = q1 - i0 - KA_G > KA_G ? KA_G : q1 - i0 - KA_G;
+        const float *qn = nqn > 0 ? q + (i0 + KA_G) * p->qs[2] : NULL;
+        const size_t qbytes = (size_t)((D - 1) * p->qs[3] + 1) * sizeof(float);
+        float *on = o + i0 * p->os[2];
+        const size_t obytes = (size_t)((Dv - 1) * p->os[3] + 1) * sizeof(float);
         V m0 = ninf, m1 = ninf, l0 = V_ZERO(), l1 = V_ZERO();
         /* causal: lane l (query i0 + l) sees keys up to i0 + l + off */
         int64_t kend = p->Sk;
@@ -250,6 +284,9 @@ void KA(block)(const kattn_params_t *p, int64_t bh, int64_t q0, int64_t q1, floa
             /* 1. S^T = K Q^T + mask, KB keys at a time (past nk: the last
              * key again, so the max is unchanged), and its column max */
             V x0 = ninf, x1 = ninf;
+            /* the first tile's steps share out the prefetches (rps rows
+             * of each a step) */
+            const int64_t rps = k0 ? 0 : (KA_G * KA_KB + nk - 1) / nk;
             for (int64_t j = 0; j < nk; j += KA_KB) {
                 const float *kr[KA_KB];
                 int64_t kj[KA_KB];
@@ -257,14 +294,30 @@ void KA(block)(const kattn_params_t *p, int64_t bh, int64_t q0, int64_t q1, floa
                     kj[u] = k0 + (j + u < nk ? j + u : nk - 1);
                     kr[u] = k + kj[u] * ks2;
                 }
+                if (rps) {
+                    const int64_t r0 = j / KA_KB * rps;
+                    KA(prefetch_rows)(qn, p->qs[2], r0, r0 + rps < nqn ? r0 + rps : nqn, qbytes);
+                    KA(prefetch_rows)(on, p->os[2], r0, r0 + rps < n ? r0 + rps : n, obytes);
+                }
                 /* the step straddles the causal diagonal of this group
                  * when its last key lies past the first query's limit */
                 const int diag = p->causal && kj[KA_KB - 1] > i0 + off;
                 if (!mk && !diag) { /* the common step */
-                    KA(score_step)(kr, ks3, qt, D, st + j * KA_G, &x0, &x1, 1);
+                    KA(score_step)(kr, ks3, qt, D, st + j * KA_G, &x0, &x1, 1, NULL);
                     continue;
                 }
-                KA(score_step)(kr, ks3, qt, D, st + j * KA_G, &x0, &x1, 0);
+                /* a mask of keys: it starts the sums (the separate pass
+                 * below cost a padding-masked s128 MiniLM attention 11 %:
+                 * batch 8, 1 thread, Zen 4, 2.57 -> 2.28 ms with the
+                 * prefetches above, as fast as with no mask) */
+                if (kmask && !diag) {
+                    float mv[KA_KB];
+                    for (int u = 0; u < KA_KB; u++)
+                        mv[u] = mk[kj[u] * p->ms[3]] * 1.44269504088896341f;
+                    KA(score_step)(kr, ks3, qt, D, st + j * KA_G, &x0, &x1, 1, mv);
+                    continue;
+                }
+                KA(score_step)(kr, ks3, qt, D, st + j * KA_G, &x0, &x1, 0, NULL);
                 for (int u = 0; u < KA_KB; u++) {
                     V s0 = V_LOAD(st + (j + u) * KA_G), s1 = V_LOAD(st + (j + u) * KA_G + VLEN);
                     if (mk) {
