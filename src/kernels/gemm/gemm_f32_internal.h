@@ -232,6 +232,12 @@ void gemm_blocking_for(int mr, int nr, int esz, gemm_blocking_t *b);
  * of L2, NC so that the KC x NC block of B takes a quarter of L3 (at most
  * 4096 columns). */
 void gemm_blocking_b_in_l1(int mr, int nr, int esz, gemm_blocking_t *b);
+/* The int8 / bf16 panels' blocking (A's micro-panel in L1, long K blocks). */
+void gemm_blocking_lowp(int mr, int nr, int esz, gemm_blocking_t *b);
+struct gemm_kern;
+/* The nominal blocking a packed-path kernel runs with (one of the three
+ * above, by its loop order and element size), before gemm_kc_for. */
+void gemm_kern_blocking(const struct gemm_kern *kn, gemm_blocking_t *b);
 /* The KC that a product of depth K runs with: b->kc evened out over K's blocks
  * (a multiple of 8 and of the K group kg). Packed B made ahead of time records it. */
 int64_t gemm_kc_for(const gemm_blocking_t *b, int64_t K, int kg);
