@@ -53,7 +53,12 @@ enum { BM_OK = 0, BM_FAIL = 1, BM_USAGE = 2 };
  * half of cairn's next burst */
 #define BM_SETTLE_NS 500000000L
 /* outputs agree when max|cairn - ort| <= BM_AGREE * max|ort| (f32 over a
- * whole model: summation orders differ, so not the unit tests' 1e-4) */
+ * whole model: summation orders differ, so not the unit tests' 1e-4);
+ * --tol changes it. A dynamically quantised model (DynamicQuantizeLinear
+ * before each MatMulInteger) needs ~1e-2: an activation that rounds one
+ * ulp apart in an upstream float op can land in the next 8-bit step, and
+ * onnxruntime's own optimised and unoptimised graphs differ by 7.5e-3 on
+ * the MiniLM encoder quantised by its quantize_dynamic. */
 #define BM_AGREE 1e-3
 
 typedef struct bm_dim {
@@ -66,6 +71,7 @@ typedef struct bm_opts {
     bm_dim_t dims[BM_MAX_DIMS];
     int n_dims, threads, iters, warmup, peers, json;
     uint64_t seed;
+    double tol; /* the outputs' largest accepted relative difference */
 } bm_opts_t;
 
 static void bm_usage(FILE *f)
@@ -88,6 +94,8 @@ static void bm_usage(FILE *f)
             "  --warmup N      untimed runs of each first (default 3)\n"
             "  --dim NAME=V    bind a symbolic input dimension (repeatable)\n"
             "  --seed S        seed of the random inputs (default 1)\n"
+            "  --tol R         accept outputs within max |cairn - ort| <= R max |ort|\n"
+            "                  (default 1e-3; ~1e-2 for dynamically quantised models)\n"
             "  --json          print one JSON object: {\"results\": [{\"impl\", \"median_ms\",\n"
             "                  \"p90_ms\", \"peak_rss_mb\", ...}], \"ratio_vs_onnxruntime\", ...}\n"
             "  -h, --help      show this help\n"
@@ -127,6 +135,7 @@ static int bm_parse(int argc, char **argv, bm_opts_t *o)
     o->iters = 20;
     o->warmup = 3;
     o->seed = 1;
+    o->tol = BM_AGREE;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         long long v = 0;
@@ -143,8 +152,8 @@ static int bm_parse(int argc, char **argv, bm_opts_t *o)
             continue;
         }
         if (a[0] == '-' && a[1] == '-') {
-            static const char *const with_value[] = {"--threads", "--iters", "--warmup",
-                                                     "--dim",     "--seed",  "--python"};
+            static const char *const with_value[] = {"--threads", "--iters",  "--warmup", "--dim",
+                                                     "--seed",    "--python", "--tol"};
             int known = 0;
             for (size_t k = 0; k < sizeof with_value / sizeof with_value[0]; k++)
                 known |= !strcmp(a, with_value[k]);
@@ -175,6 +184,15 @@ static int bm_parse(int argc, char **argv, bm_opts_t *o)
                 o->seed = (uint64_t)v;
             } else if (!strcmp(a, "--python")) {
                 o->python = val;
+            } else if (!strcmp(a, "--tol")) {
+                char *end = NULL;
+                const double t = strtod(val, &end);
+                if (!end || end == val || *end || !(t > 0 && t < 1)) {
+                    fprintf(stderr, "cairn bench model: --tol '%s': expected a number in (0, 1), "
+                                    "e.g. --tol 1e-2\n", val);
+                    return 0;
+                }
+                o->tol = t;
             } else {
                 const char *eq = strchr(val, '=');
                 if (!eq || eq == val || (size_t)(eq - val) >= sizeof o->dims[0].name) {
@@ -777,11 +795,11 @@ int bench_model(int argc, char **argv)
             rc = BM_FAIL;
             goto done;
         }
-        if (!(max_err <= BM_AGREE)) {
+        if (!(max_err <= o.tol)) {
             fprintf(stderr,
                     "cairn bench model: cairn's and onnxruntime's outputs disagree: max |cairn - "
-                    "ort| / max |ort| = %.3g (more than %g); no timings are reported\n",
-                    max_err, BM_AGREE);
+                    "ort| / max |ort| = %.3g (more than %g, which --tol sets); no timings are reported\n",
+                    max_err, o.tol);
             rc = BM_FAIL;
             goto done;
         }

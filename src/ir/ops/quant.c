@@ -232,7 +232,7 @@ cairn_status_t op_quant_dyn_exec(const ir_node_t *n, const ktensor_t *in, int n_
     (void)n, (void)n_in, (void)ws, (void)k;
     float s;
     uint8_t z;
-    quant_dynamic_ref(in[0].data, kt_numel(&in[0]), out[0].data, &s, &z);
+    quant_dynamic(in[0].data, kt_numel(&in[0]), out[0].data, &s, &z);
     if (n_out > 1 && out[1].data)
         *(float *)out[1].data = s;
     if (n_out > 2 && out[2].data)
@@ -372,7 +372,7 @@ static void q_mkn(const ktensor_t *A, const ktensor_t *B, int64_t *M, int64_t *K
 cairn_status_t op_quant_mm_exec(const ir_node_t *n, const ktensor_t *in, int n_in, ktensor_t *out,
                                 int n_out, void *ws, const kctx_t *k)
 {
-    (void)n_out, (void)k;
+    (void)n_out;
     const int ql = n->op == IR_OP_QLinearMatMul;
     const ktensor_t *A = &in[0], *B = &in[ql ? 3 : 1];
     quant_mm_params_t p;
@@ -397,9 +397,9 @@ cairn_status_t op_quant_mm_exec(const ir_node_t *n, const ktensor_t *in, int n_i
     q_batch_offsets(A, B, ao, bo, p.M * p.K, p.K * p.N);
     size_t asz = cairn_dtype_size(A->dtype), bsz = cairn_dtype_size(B->dtype);
     for (int64_t b = 0; b < nb; b++)
-        BASE_TRY(quant_matmul_ref(&p, (const char *)A->data + (size_t)ao[b] * asz,
-                                  (const char *)B->data + (size_t)bo[b] * bsz,
-                                  (char *)out[0].data + (size_t)(b * p.M * p.N) * ysz));
+        BASE_TRY(quant_matmul(k, &p, (const char *)A->data + (size_t)ao[b] * asz,
+                              (const char *)B->data + (size_t)bo[b] * bsz,
+                              (char *)out[0].data + (size_t)(b * p.M * p.N) * ysz));
     return CAIRN_OK;
 }
 

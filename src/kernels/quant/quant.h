@@ -35,6 +35,8 @@ void quant_dequantize_ref(cairn_dtype_t xt, const void *x, const float *scale, c
 /* DynamicQuantizeLinear to u8: the scale maps [min(0, min x), max(0, max x)]
  * onto [0, 255]. */
 void quant_dynamic_ref(const float *x, int64_t n, uint8_t *y, float *scale, uint8_t *zp);
+/* The same results in vector passes (dyn.c). */
+void quant_dynamic(const float *x, int64_t n, uint8_t *y, float *scale, uint8_t *zp);
 
 /* One 2-D integer matmul Y (M, N) = (A - azp) (B - bzp), A (M, K), B (K, N)
  * of u8/i8, accumulated exactly in int64 and stored as i32 (yt UNDEFINED),
@@ -52,6 +54,12 @@ typedef struct quant_mm_params {
 } quant_mm_params_t;
 cairn_status_t quant_matmul_ref(const quant_mm_params_t *p, const void *A, const void *B,
                                 void *Y);
+/* The same results through the int8 GEMM (mm.c) on k's pool: A and B
+ * brought to u8 x s8, the zero points applied to the GEMM's sums by row
+ * and column sums, then the requantisation; K over 32768 (where the int32
+ * sums could overflow) and other types go to quant_matmul_ref. */
+cairn_status_t quant_matmul(const kctx_t *k, const quant_mm_params_t *p, const void *A,
+                            const void *B, void *Y);
 
 /* Widens u8/i8 x to double minus its zero point zp[c] (zp NULL: 0) along
  * the axis layout ax; for feeding the double convolution kernel exactly. */

@@ -5,38 +5,13 @@
  * ONNX reference arithmetic (f32 division for quantisation).
  */
 #include "kernels/quant/quant.h"
+#include "kernels/quant/quant_internal.h"
 
 #include "base/dtype.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-
-static inline int32_t q_load(const void *p, cairn_dtype_t t, int64_t i)
-{
-    switch (t) {
-    case CAIRN_U8: return ((const uint8_t *)p)[i];
-    case CAIRN_I8: return ((const int8_t *)p)[i];
-    case CAIRN_I32: return ((const int32_t *)p)[i];
-    default: return 0;
-    }
-}
-
-/* rounds half to even, then saturates to yt and stores */
-static inline void q_store(void *y, cairn_dtype_t yt, int64_t i, double v)
-{
-    double r = isnan(v) ? 0 : nearbyint(v); /* e.g. 0 * an infinite multiplier */
-    if (yt == CAIRN_U8) {
-        r = r < 0 ? 0 : r > 255 ? 255 : r;
-        ((uint8_t *)y)[i] = (uint8_t)r;
-    } else if (yt == CAIRN_I8) {
-        r = r < -128 ? -128 : r > 127 ? 127 : r;
-        ((int8_t *)y)[i] = (int8_t)r;
-    } else {
-        r = r < -2147483648.0 ? -2147483648.0 : r > 2147483647.0 ? 2147483647.0 : r;
-        ((int32_t *)y)[i] = (int32_t)r;
-    }
-}
 
 void quant_quantize_ref(cairn_dtype_t xt, const void *x, const float *scale, const void *zp,
                         cairn_dtype_t yt, void *y, const quant_axis_t *ax)

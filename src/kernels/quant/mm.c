@@ -1,0 +1,168 @@
+/*
+ * MatMulInteger / QLinearMatMul through the int8 GEMM (quant.h's
+ * quant_matmul): the same results as quant_matmul_ref, bit for bit.
+ *
+ * The GEMM multiplies u8 by s8 (vpdpbusd where the CPU has it), so the
+ * operands are brought to those types first: an i8 A becomes u8 by
+ * flipping its sign bit (a' = a + 128) and a u8 B becomes s8 the same way
+ * (b' = b - 128), each with its zero point moved to match (za' = za + 128,
+ * zb' = zb - 128), which leaves every (a - za)(b - zb) unchanged. With
+ * C = A' B' from the GEMM,
+ *
+ *   sum_k (a'_ik - za'_i)(b'_kj - zb'_j)
+ *     = C_ij - zb'_j R_i + za'_i (K zb'_j - S_j),
+ *
+ * R_i = sum_k a'_ik (A's row sums), S_j = sum_k b'_kj (B's column sums):
+ * a pass over C after the GEMM, by rows on the pool, which for
+ * QLinearMatMul also requantises: saturate(round(acc (as bs / ys)) + yzp)
+ * with the multiplier formed in f32 and the product rounded in double, as
+ * the reference does.
+ *
+ * Exactness: |C_ij| <= 255 * 128 * K and |acc| <= 255 * 255 * K stay
+ * below 2^31 for K <= QMM_MAX_K, so the GEMM's int32 sums are exact and
+ * the correction, done in wrapping 32-bit arithmetic, lands on the exact
+ * value; longer K (and other types) take the reference.
+ *
+ * Cost beyond the GEMM: the sign flips (M K or K N bytes, only for i8 A /
+ * u8 B), the row and column sums (M K + K N) and one pass over M N.
+ */
+#include "kernels/quant/quant.h"
+#include "kernels/quant/quant_internal.h"
+
+#include "base/alloc.h"
+#include "base/threadpool.h"
+#include "kernels/gemm/gemm.h"
+
+#include <string.h>
+
+#define QMM_MAX_K 32768
+
+typedef struct qmm_job {
+    const quant_mm_params_t *p;
+    int32_t *c;          /* the GEMM's M x N sums, corrected in place */
+    const int32_t *za;   /* za'_i (M), or NULL when every za' is 0 */
+    const int32_t *rs;   /* R_i (M), or NULL when every zb' is 0 */
+    const uint32_t *z1;  /* -zb'_j (N) */
+    const uint32_t *z2;  /* K zb'_j - S_j (N) */
+    int correct;
+    void *y; /* QLinearMatMul's output, NULL for MatMulInteger's (c is Y) */
+} qmm_job_t;
+
+/* round half to even as nearbyint does in the default rounding mode, for
+ * |v| < 2^51 */
+static inline double qmm_round(double v)
+{
+    const double magic = 6755399441055744.0; /* 1.5 * 2^52 */
+    return (v + magic) - magic;
+}
+
+static void qmm_rows(void *ctx, size_t i0, size_t i1, int worker)
+{
+    (void)worker;
+    const qmm_job_t *j = ctx;
+    const quant_mm_params_t *p = j->p;
+    const int64_t N = p->N;
+    for (size_t i = i0; i < i1; i++) {
+        int32_t *c = j->c + (int64_t)i * N;
+        if (j->correct) {
+            const uint32_t r = j->rs ? (uint32_t)j->rs[i] : 0, a = j->za ? (uint32_t)j->za[i] : 0;
+            for (int64_t n = 0; n < N; n++)
+                c[n] = (int32_t)((uint32_t)c[n] + j->z1[n] * r + j->z2[n] * a);
+        }
+        if (!j->y)
+            continue;
+        const int32_t yz = p->yzp ? q_load(p->yzp, p->yt, 0) : 0;
+        const double lo = p->yt == CAIRN_U8 ? 0 : -128, hi = p->yt == CAIRN_U8 ? 255 : 127;
+        const float as = p->as[p->as_vec ? (int64_t)i : 0];
+        for (int64_t n = 0; n < N; n++) {
+            const float m = as * p->bs[p->bs_vec ? n : 0] / p->ys;
+            double v = (double)c[n] * (double)m, r;
+            if (v != v) {
+                r = 0; /* NaN (0 times an infinite multiplier): 0, as q_store */
+            } else {
+                v = v < -1e15 ? -1e15 : v > 1e15 ? 1e15 : v; /* saturates either way */
+                r = qmm_round(v) + (double)yz;
+                r = r < lo ? lo : r > hi ? hi : r;
+            }
+            if (p->yt == CAIRN_U8)
+                ((uint8_t *)j->y)[(int64_t)i * N + n] = (uint8_t)r;
+            else
+                ((int8_t *)j->y)[(int64_t)i * N + n] = (int8_t)r;
+        }
+    }
+}
+
+static size_t qmm_up(size_t b) { return base_round_up(b, BASE_ALIGN); }
+
+cairn_status_t quant_matmul(const kctx_t *k, const quant_mm_params_t *p, const void *A,
+                            const void *B, void *Y)
+{
+    const int64_t M = p->M, K = p->K, N = p->N;
+    const int types_ok = (p->at == CAIRN_U8 || p->at == CAIRN_I8) &&
+                         (p->bt == CAIRN_U8 || p->bt == CAIRN_I8) &&
+                         (p->yt == CAIRN_DTYPE_UNDEFINED || p->yt == CAIRN_U8 ||
+                          p->yt == CAIRN_I8);
+    if (M <= 0 || N <= 0 || K < 1 || K > QMM_MAX_K || !types_ok)
+        return quant_matmul_ref(p, A, B, Y);
+    const int flip_a = p->at == CAIRN_I8, flip_b = p->bt == CAIRN_U8;
+    const int out32 = p->yt == CAIRN_DTYPE_UNDEFINED;
+    const size_t sa = flip_a ? qmm_up((size_t)(M * K)) : 0;
+    const size_t sb = flip_b ? qmm_up((size_t)(K * N)) : 0;
+    const size_t sc = out32 ? 0 : qmm_up((size_t)(M * N) * sizeof(int32_t));
+    const size_t sv = qmm_up((size_t)(2 * M) * sizeof(int32_t)) +
+                      qmm_up((size_t)(3 * N) * sizeof(int32_t));
+    int slot;
+    char *ws = base_scratch_get(sa + sb + sc + sv, &slot);
+    if (!ws)
+        return quant_matmul_ref(p, A, B, Y); /* it needs no scratch but a row */
+    uint8_t *a = flip_a ? (uint8_t *)ws : (uint8_t *)A;
+    int8_t *b = flip_b ? (int8_t *)(ws + sa) : (int8_t *)B;
+    int32_t *c = out32 ? (int32_t *)Y : (int32_t *)(ws + sa + sb);
+    int32_t *za = (int32_t *)(ws + sa + sb + sc), *rs = za + M;
+    int32_t *cs = (int32_t *)(ws + sa + sb + sc + qmm_up((size_t)(2 * M) * sizeof(int32_t)));
+    uint32_t *z1 = (uint32_t *)cs + N, *z2 = z1 + N;
+    if (flip_a)
+        for (int64_t i = 0; i < M * K; i++)
+            a[i] = (uint8_t)(((const uint8_t *)A)[i] ^ 0x80u);
+    if (flip_b)
+        for (int64_t i = 0; i < K * N; i++)
+            b[i] = (int8_t)(((const uint8_t *)B)[i] ^ 0x80u);
+    gemm_u8s8s32(k, 0, 0, M, N, K, a, K, b, N, c, N, 0);
+
+    /* the zero points in the operands' new domains, and the sums they need */
+    int any_za = 0, any_zb = 0;
+    for (int64_t i = 0; i < M; i++) {
+        za[i] = (p->azp ? q_load(p->azp, p->at, p->azp_vec ? i : 0) : 0) + (flip_a ? 128 : 0);
+        any_za |= za[i] != 0;
+    }
+    for (int64_t n = 0; n < N; n++) {
+        const int32_t zb = (p->bzp ? q_load(p->bzp, p->bt, p->bzp_vec ? n : 0) : 0) -
+                           (flip_b ? 128 : 0);
+        any_zb |= zb != 0;
+        z1[n] = 0u - (uint32_t)zb;
+        z2[n] = (uint32_t)K * (uint32_t)zb;
+        cs[n] = 0;
+    }
+    if (any_zb)
+        for (int64_t i = 0; i < M; i++) {
+            int32_t s = 0;
+            for (int64_t kk = 0; kk < K; kk++)
+                s += a[i * K + kk];
+            rs[i] = s;
+        }
+    if (any_za) {
+        for (int64_t kk = 0; kk < K; kk++)
+            for (int64_t n = 0; n < N; n++)
+                cs[n] += b[kk * N + n];
+        for (int64_t n = 0; n < N; n++)
+            z2[n] -= (uint32_t)cs[n];
+    }
+    qmm_job_t j = {p, c, any_za ? za : NULL, any_zb ? rs : NULL, z1, z2, any_za || any_zb,
+                   out32 ? NULL : Y};
+    if (j.correct || j.y) {
+        const int threads = k && k->pool && M * N >= 16384 ? k->threads : 1;
+        base_pool_parallel_for_1d(threads > 1 ? k->pool : NULL, (size_t)M, 0, qmm_rows, &j);
+    }
+    base_scratch_put(ws, slot);
+    return CAIRN_OK;
+}

@@ -1,0 +1,40 @@
+/*
+ * Element access shared by the quant family's kernels (ref.c, mm.c): one
+ * u8 / i8 / i32 element as int32, and the store that rounds half to even
+ * and saturates to the quantised type (the ONNX reference's arithmetic).
+ */
+#ifndef CAIRN_KERNELS_QUANT_INTERNAL_H
+#define CAIRN_KERNELS_QUANT_INTERNAL_H
+
+#include "cairn.h"
+
+#include <math.h>
+#include <stdint.h>
+
+static inline int32_t q_load(const void *p, cairn_dtype_t t, int64_t i)
+{
+    switch (t) {
+    case CAIRN_U8: return ((const uint8_t *)p)[i];
+    case CAIRN_I8: return ((const int8_t *)p)[i];
+    case CAIRN_I32: return ((const int32_t *)p)[i];
+    default: return 0;
+    }
+}
+
+/* rounds half to even, then saturates to yt and stores */
+static inline void q_store(void *y, cairn_dtype_t yt, int64_t i, double v)
+{
+    double r = isnan(v) ? 0 : nearbyint(v); /* e.g. 0 * an infinite multiplier */
+    if (yt == CAIRN_U8) {
+        r = r < 0 ? 0 : r > 255 ? 255 : r;
+        ((uint8_t *)y)[i] = (uint8_t)r;
+    } else if (yt == CAIRN_I8) {
+        r = r < -128 ? -128 : r > 127 ? 127 : r;
+        ((int8_t *)y)[i] = (int8_t)r;
+    } else {
+        r = r < -2147483648.0 ? -2147483648.0 : r > 2147483647.0 ? 2147483647.0 : r;
+        ((int32_t *)y)[i] = (int32_t)r;
+    }
+}
+
+#endif

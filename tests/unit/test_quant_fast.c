@@ -1,0 +1,233 @@
+/* The quant family's fast kernels against their references, bit for bit.
+ * quant_dynamic (DynamicQuantizeLinear): lengths around its 4- and
+ * 16-element steps, mixed signs, one-signed and all-zero inputs, NaN and
+ * infinities, values at the rounding ties. quant_matmul (MatMulInteger /
+ * QLinearMatMul through the int8 GEMM) against quant_matmul_ref: every A / B type pair (u8 / i8,
+ * so the sign flips on both operands), MatMulInteger's i32 output and
+ * QLinearMatMul's u8 / i8, zero points absent / scalar / one per row of A
+ * and per column of B, scales scalar and per row / column, sizes around
+ * the GEMM's tile (14 x 32) and K groups (4) and past its K block (2048),
+ * 1 and 2 threads; operands at their extremes with K = 32768 (the longest
+ * K the GEMM path takes: its int32 sums at their largest) and just past it
+ * (the reference); a multiplier of 0 times infinity (NaN: stored 0) and
+ * saturating ones. Run under CAIRN_ISA=ref/avx2/avx512/avx512_bf16 by
+ * ctest (the VNNI, 16-bit-pair and reference int8 kernels). */
+#include "base/threadpool.h"
+#include "check.h"
+#include "kernels/quant/quant.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static check_rng_t rng = {0x5eed};
+static base_pool_t *pool2;
+
+static int64_t rnd(int64_t lo, int64_t hi)
+{
+    return lo + (int64_t)(check_rng_next(&rng) % (uint64_t)(hi - lo + 1));
+}
+
+/* mode 0: random; +1 / -1: every element the type's largest / smallest */
+static void fill_q(cairn_dtype_t t, void *p, int64_t n, int mode)
+{
+    for (int64_t i = 0; i < n; i++) {
+        if (t == CAIRN_U8)
+            ((uint8_t *)p)[i] = mode ? (mode > 0 ? 255 : 0) : (uint8_t)rnd(0, 255);
+        else
+            ((int8_t *)p)[i] = mode ? (int8_t)(mode > 0 ? 127 : -128) : (int8_t)rnd(-128, 127);
+    }
+}
+
+static const char *tname(cairn_dtype_t t)
+{
+    return t == CAIRN_U8 ? "u8" : t == CAIRN_I8 ? "i8" : "i32";
+}
+
+/* zp: 0 none, 1 scalar, 2 per row / column; sc likewise for the scales */
+static int run_case(cairn_dtype_t at, cairn_dtype_t bt, cairn_dtype_t yt, int64_t M, int64_t K,
+                    int64_t N, int zp, int sc, int threads, int extreme)
+{
+    quant_mm_params_t p;
+    memset(&p, 0, sizeof p);
+    p.M = M, p.K = K, p.N = N, p.at = at, p.bt = bt, p.yt = yt;
+    void *A = malloc((size_t)(M * K)), *B = malloc((size_t)(K * N));
+    uint8_t azp[512], bzp[512], yzp[1];
+    float as[512], bs[512];
+    /* extreme +1 / -1: every (a - za)(b - zb) = +-255^2 */
+    fill_q(at, A, M * K, extreme ? 1 : 0);
+    fill_q(bt, B, K * N, extreme);
+    if (zp) {
+        fill_q(at, azp, zp == 2 ? M : 1, extreme ? -1 : 0);
+        fill_q(bt, bzp, zp == 2 ? N : 1, -extreme);
+        p.azp = azp, p.bzp = bzp, p.azp_vec = zp == 2, p.bzp_vec = zp == 2;
+    }
+    if (yt != CAIRN_DTYPE_UNDEFINED) {
+        for (int i = 0; i < 512; i++)
+            as[i] = (float)check_rng_uniform(&rng, 1e-4, 2e-3),
+            bs[i] = (float)check_rng_uniform(&rng, 1e-3, 3e-2);
+        p.as = as, p.bs = bs, p.as_vec = sc == 2, p.bs_vec = sc == 2;
+        p.ys = (float)check_rng_uniform(&rng, 1e-3, 1e-2);
+        fill_q(yt, yzp, 1, 0);
+        p.yzp = yzp;
+    }
+    const size_t ysz = yt == CAIRN_DTYPE_UNDEFINED ? 4 : 1;
+    char *want = malloc(ysz * (size_t)(M * N)), *got = malloc(ysz * (size_t)(M * N));
+    memset(got, 0x5a, ysz * (size_t)(M * N));
+    CHECK_OK(quant_matmul_ref(&p, A, B, want));
+    kctx_t k = {threads > 1 ? pool2 : NULL, threads};
+    CHECK_OK(quant_matmul(&k, &p, A, B, got));
+    int ok = memcmp(want, got, ysz * (size_t)(M * N)) == 0;
+    if (!ok) {
+        int64_t e = 0;
+        while (memcmp(want + e * ysz, got + e * ysz, ysz) == 0)
+            e++;
+        CHECK_MSG(0, "A %s B %s Y %s M=%lld K=%lld N=%lld zp %d scales %d threads %d extreme %d: "
+                     "first difference at [%lld][%lld]",
+                  tname(at), tname(bt), yt == CAIRN_DTYPE_UNDEFINED ? "i32" : tname(yt),
+                  (long long)M, (long long)K, (long long)N, zp, sc, threads, extreme,
+                  (long long)(e / N), (long long)(e % N));
+    }
+    free(A), free(B), free(want), free(got);
+    return ok;
+}
+
+static void test_combinations(void)
+{
+    const cairn_dtype_t qt[2] = {CAIRN_U8, CAIRN_I8};
+    const cairn_dtype_t yts[3] = {CAIRN_DTYPE_UNDEFINED, CAIRN_U8, CAIRN_I8};
+    int fails = 0;
+    for (int ia = 0; ia < 2; ia++)
+        for (int ib = 0; ib < 2; ib++)
+            for (int iy = 0; iy < 3; iy++)
+                for (int zp = 0; zp < 3; zp++)
+                    fails += !run_case(qt[ia], qt[ib], yts[iy], rnd(1, 40), rnd(1, 70), rnd(1, 70),
+                                       zp, 1 + (zp & 1), 1 + (zp == 1), 0);
+    CHECK_MSG(fails == 0, "%d type / zero point combinations differ", fails);
+}
+
+static void test_sizes(void)
+{
+    static const int64_t sz[] = {1, 2, 3, 4, 5, 13, 14, 15, 16, 31, 32, 33, 127};
+    static const int64_t ks[] = {1, 3, 4, 5, 63, 64, 65, 255, 2047, 2048, 2049, 4100};
+    const int ns = (int)(sizeof sz / sizeof sz[0]), nk = (int)(sizeof ks / sizeof ks[0]);
+    int fails = 0;
+    for (int i = 0; i < ns; i++) {
+        fails += !run_case(CAIRN_U8, CAIRN_I8, CAIRN_DTYPE_UNDEFINED, sz[i], rnd(1, 50), rnd(1, 50),
+                           1, 1, 1 + (i & 1), 0);
+        fails += !run_case(CAIRN_I8, CAIRN_U8, CAIRN_U8, rnd(1, 50), rnd(1, 50), sz[i], 2, 2,
+                           1 + (i & 1), 0);
+    }
+    for (int i = 0; i < nk; i++)
+        fails += !run_case(i & 1 ? CAIRN_I8 : CAIRN_U8, i & 2 ? CAIRN_U8 : CAIRN_I8,
+                           i % 3 == 0 ? CAIRN_I8 : CAIRN_DTYPE_UNDEFINED, rnd(1, 30), ks[i],
+                           rnd(1, 40), 1 + (i & 1), 1 + (i & 1), 1 + (i & 1), 0);
+    /* a block large enough for the pool's rows and the GEMM's threads */
+    fails += !run_case(CAIRN_U8, CAIRN_I8, CAIRN_U8, 200, 300, 257, 2, 2, 2, 0);
+    fails += !run_case(CAIRN_I8, CAIRN_I8, CAIRN_DTYPE_UNDEFINED, 150, 129, 300, 1, 1, 2, 0);
+    CHECK_MSG(fails == 0, "%d sizes differ", fails);
+}
+
+/* the int32 sums at their largest: K = 32768 of 255 x -128 (u8 x i8) or
+ * -128 x -128 with zero points at the far end; one past it the reference */
+static void test_extremes(void)
+{
+    int fails = 0;
+    for (int e = -1; e <= 1; e += 2) {
+        fails += !run_case(CAIRN_U8, CAIRN_I8, CAIRN_DTYPE_UNDEFINED, 2, 32768, 3, 1, 1, 1, e);
+        fails += !run_case(CAIRN_I8, CAIRN_I8, CAIRN_DTYPE_UNDEFINED, 3, 32768, 2, 1, 1, 2, e);
+        fails += !run_case(CAIRN_I8, CAIRN_U8, CAIRN_I8, 2, 32768, 2, 2, 2, 1, e);
+        fails += !run_case(CAIRN_U8, CAIRN_U8, CAIRN_DTYPE_UNDEFINED, 2, 32769, 2, 1, 1, 1, e);
+    }
+    CHECK_MSG(fails == 0, "%d extreme cases differ", fails);
+}
+
+/* multipliers of 0 x inf (NaN: the reference stores 0) and inf (saturate) */
+static void test_odd_scales(void)
+{
+    quant_mm_params_t p;
+    memset(&p, 0, sizeof p);
+    p.M = 3, p.K = 5, p.N = 4, p.at = CAIRN_U8, p.bt = CAIRN_I8, p.yt = CAIRN_U8;
+    uint8_t A[15], want[12], got[12], yz = 3;
+    int8_t B[20];
+    for (int i = 0; i < 15; i++)
+        A[i] = (uint8_t)(i * 17);
+    for (int i = 0; i < 20; i++)
+        B[i] = (int8_t)(i * 13 - 100);
+    float as[3] = {0.0f, 1.0f, -1.0f}, bs = INFINITY;
+    p.as = as, p.as_vec = 1, p.bs = &bs, p.ys = 1.0f, p.yzp = &yz;
+    kctx_t k = {NULL, 1};
+    CHECK_OK(quant_matmul_ref(&p, A, B, want));
+    CHECK_OK(quant_matmul(&k, &p, A, B, got));
+    CHECK_MSG(memcmp(want, got, sizeof want) == 0, "0 x inf / inf multipliers differ");
+}
+
+static int dyn_case(const float *x, int64_t n, const char *what)
+{
+    uint8_t *yw = malloc((size_t)n + 1), *yg = malloc((size_t)n + 1);
+    float sw, sg;
+    uint8_t zw, zg;
+    memset(yg, 0xa5, (size_t)n + 1);
+    quant_dynamic_ref(x, n, yw, &sw, &zw);
+    quant_dynamic(x, n, yg, &sg, &zg);
+    int ok = memcmp(&sw, &sg, sizeof sw) == 0 && zw == zg && memcmp(yw, yg, (size_t)n) == 0 &&
+             yg[n] == 0xa5;
+    if (!ok) {
+        int64_t e = 0;
+        while (e < n && yw[e] == yg[e])
+            e++;
+        CHECK_MSG(0, "quant_dynamic %s n=%lld: scale %.9g / %.9g, zp %d / %d, first y "
+                     "difference at %lld (x %.9g: %d / %d), sentinel %d",
+                  what, (long long)n, (double)sw, (double)sg, zw, zg, (long long)e,
+                  e < n ? (double)x[e] : 0.0, e < n ? yw[e] : 0, e < n ? yg[e] : 0, yg[n]);
+    }
+    free(yw), free(yg);
+    return ok;
+}
+
+static void test_dynamic(void)
+{
+    static const int64_t ns[] = {1, 2, 3, 4, 5, 7, 15, 16, 17, 31, 33, 100, 1000, 4099};
+    const int nn = (int)(sizeof ns / sizeof ns[0]);
+    float *x = malloc(sizeof(float) * 4099);
+    int fails = 0;
+    for (int t = 0; t < nn; t++)
+        for (int kind = 0; kind < 7; kind++) {
+            const int64_t n = ns[t];
+            for (int64_t i = 0; i < n; i++) {
+                double u = check_rng_uniform(&rng, -1, 1);
+                switch (kind) {
+                case 0: x[i] = (float)(u * 3.0); break;             /* mixed signs */
+                case 1: x[i] = (float)(fabs(u) * 7.0 + 0.5); break; /* positive only */
+                case 2: x[i] = (float)(-fabs(u) * 0.01); break;     /* negative only */
+                case 3: x[i] = 0.0f; break;                         /* all zero */
+                case 4: /* on the grid of steps and between them (rounding ties) */
+                    x[i] = (float)((double)rnd(-255, 255) * 0.5 * (2.0 / 255.0));
+                    break;
+                case 5: /* NaNs among them, one in the last 4-wide step */
+                    x[i] = i == n / 2 || i == n / 4 * 4 - 1 ? NAN : (float)u;
+                    break;
+                default: /* an infinity among them */
+                    x[i] = i == n / 3 ? (i & 1 ? -INFINITY : INFINITY) : (float)u;
+                    break;
+                }
+            }
+            char what[32];
+            snprintf(what, sizeof what, "kind %d", kind);
+            fails += !dyn_case(x, n, what);
+        }
+    free(x);
+    CHECK_MSG(fails == 0, "%d DynamicQuantizeLinear cases differ", fails);
+}
+
+int main(void)
+{
+    CHECK_OK(base_pool_create(2, &pool2));
+    test_dynamic();
+    test_combinations();
+    test_sizes();
+    test_extremes();
+    test_odd_scales();
+    base_pool_destroy(pool2);
+    return check_finish("test_quant_fast");
+}
