@@ -12,11 +12,13 @@
  *   sum_k (a'_ik - za'_i)(b'_kj - zb'_j)
  *     = C_ij - zb'_j R_i + za'_i (K zb'_j - S_j),
  *
- * R_i = sum_k a'_ik (A's row sums), S_j = sum_k b'_kj (B's column sums):
- * a pass over C after the GEMM, by rows on the pool, which for
- * QLinearMatMul also requantises: saturate(round(acc (as bs / ys)) + yzp)
- * with the multiplier formed in f32 and the product rounded in double, as
- * the reference does.
+ * R_i = sum_k a'_ik (A's row sums), S_j = sum_k b'_kj (B's column sums,
+ * needed when some za' is not 0: the GEMM computes them as one more row of
+ * C, from a row of ones under A'; summing B's K x N bytes apart took 7 % of
+ * a quantised MiniLM encoder): a pass over C after the GEMM, by rows on
+ * the pool, which for QLinearMatMul also requantises: saturate(round(acc
+ * (as bs / ys)) + yzp) with the multiplier formed in f32 and the product
+ * rounded in double, as the reference does.
  *
  * Exactness: |C_ij| <= 255 * 128 * K and |acc| <= 255 * 255 * K stay
  * below 2^31 for K <= QMM_MAX_K, so the GEMM's int32 sums are exact and
@@ -39,7 +41,8 @@
 
 typedef struct qmm_job {
     const quant_mm_params_t *p;
-    int32_t *c;          /* the GEMM's M x N sums, corrected in place */
+    const int32_t *c;    /* the GEMM's M x N sums */
+    int32_t *y32;        /* MatMulInteger's output (may be c), or NULL */
     const int32_t *za;   /* za'_i (M), or NULL when every za' is 0 */
     const int32_t *rs;   /* R_i (M), or NULL when every zb' is 0 */
     const uint32_t *z1;  /* -zb'_j (N) */
@@ -63,31 +66,37 @@ static void qmm_rows(void *ctx, size_t i0, size_t i1, int worker)
     const quant_mm_params_t *p = j->p;
     const int64_t N = p->N;
     for (size_t i = i0; i < i1; i++) {
-        int32_t *c = j->c + (int64_t)i * N;
-        if (j->correct) {
+        const int32_t *c = j->c + (int64_t)i * N;
+        if (j->y32) {
+            int32_t *o = j->y32 + (int64_t)i * N;
             const uint32_t r = j->rs ? (uint32_t)j->rs[i] : 0, a = j->za ? (uint32_t)j->za[i] : 0;
-            for (int64_t n = 0; n < N; n++)
-                c[n] = (int32_t)((uint32_t)c[n] + j->z1[n] * r + j->z2[n] * a);
-        }
-        if (!j->y)
+            if (j->correct)
+                for (int64_t n = 0; n < N; n++)
+                    o[n] = (int32_t)((uint32_t)c[n] + j->z1[n] * r + j->z2[n] * a);
+            else if (o != c)
+                memcpy(o, c, sizeof(int32_t) * (size_t)N);
             continue;
+        }
+        const uint32_t r = j->rs ? (uint32_t)j->rs[i] : 0, a = j->za ? (uint32_t)j->za[i] : 0;
         const int32_t yz = p->yzp ? q_load(p->yzp, p->yt, 0) : 0;
         const double lo = p->yt == CAIRN_U8 ? 0 : -128, hi = p->yt == CAIRN_U8 ? 255 : 127;
         const float as = p->as[p->as_vec ? (int64_t)i : 0];
         for (int64_t n = 0; n < N; n++) {
             const float m = as * p->bs[p->bs_vec ? n : 0] / p->ys;
-            double v = (double)c[n] * (double)m, r;
+            const int32_t acc =
+                j->correct ? (int32_t)((uint32_t)c[n] + j->z1[n] * r + j->z2[n] * a) : c[n];
+            double v = (double)acc * (double)m, rr;
             if (v != v) {
-                r = 0; /* NaN (0 times an infinite multiplier): 0, as q_store */
+                rr = 0; /* NaN (0 times an infinite multiplier): 0, as q_store */
             } else {
                 v = v < -1e15 ? -1e15 : v > 1e15 ? 1e15 : v; /* saturates either way */
-                r = qmm_round(v) + (double)yz;
-                r = r < lo ? lo : r > hi ? hi : r;
+                rr = qmm_round(v) + (double)yz;
+                rr = rr < lo ? lo : rr > hi ? hi : rr;
             }
             if (p->yt == CAIRN_U8)
-                ((uint8_t *)j->y)[(int64_t)i * N + n] = (uint8_t)r;
+                ((uint8_t *)j->y)[(int64_t)i * N + n] = (uint8_t)rr;
             else
-                ((int8_t *)j->y)[(int64_t)i * N + n] = (int8_t)r;
+                ((int8_t *)j->y)[(int64_t)i * N + n] = (int8_t)rr;
         }
     }
 }
@@ -106,42 +115,49 @@ cairn_status_t quant_matmul(const kctx_t *k, const quant_mm_params_t *p, const v
         return quant_matmul_ref(p, A, B, Y);
     const int flip_a = p->at == CAIRN_I8, flip_b = p->bt == CAIRN_U8;
     const int out32 = p->yt == CAIRN_DTYPE_UNDEFINED;
-    const size_t sa = flip_a ? qmm_up((size_t)(M * K)) : 0;
+    /* the zero points in the operands' new domains decide what is needed:
+     * B's column sums (a row of ones under A') when some za' is not 0 */
+    int any_za = 0;
+    for (int64_t i = 0; i < M && !any_za; i++)
+        any_za = (p->azp ? q_load(p->azp, p->at, p->azp_vec ? i : 0) : 0) + (flip_a ? 128 : 0) != 0;
+    const int64_t Mg = M + any_za; /* the GEMM's rows */
+    const int copy_a = flip_a || any_za, own_c = !out32 || any_za;
+    const size_t sa = copy_a ? qmm_up((size_t)(Mg * K)) : 0;
     const size_t sb = flip_b ? qmm_up((size_t)(K * N)) : 0;
-    const size_t sc = out32 ? 0 : qmm_up((size_t)(M * N) * sizeof(int32_t));
-    const size_t sv = qmm_up((size_t)(2 * M) * sizeof(int32_t)) +
-                      qmm_up((size_t)(3 * N) * sizeof(int32_t));
+    const size_t sc = own_c ? qmm_up((size_t)(Mg * N) * sizeof(int32_t)) : 0;
+    const size_t sm = qmm_up((size_t)(2 * M) * sizeof(int32_t));
+    const size_t sv = sm + qmm_up((size_t)(2 * N) * sizeof(uint32_t));
     int slot;
     char *ws = base_scratch_get(sa + sb + sc + sv, &slot);
     if (!ws)
         return quant_matmul_ref(p, A, B, Y); /* it needs no scratch but a row */
-    uint8_t *a = flip_a ? (uint8_t *)ws : (uint8_t *)A;
+    uint8_t *a = copy_a ? (uint8_t *)ws : (uint8_t *)A;
     int8_t *b = flip_b ? (int8_t *)(ws + sa) : (int8_t *)B;
-    int32_t *c = out32 ? (int32_t *)Y : (int32_t *)(ws + sa + sb);
+    int32_t *c = own_c ? (int32_t *)(ws + sa + sb) : (int32_t *)Y;
     int32_t *za = (int32_t *)(ws + sa + sb + sc), *rs = za + M;
-    int32_t *cs = (int32_t *)(ws + sa + sb + sc + qmm_up((size_t)(2 * M) * sizeof(int32_t)));
-    uint32_t *z1 = (uint32_t *)cs + N, *z2 = z1 + N;
-    if (flip_a)
+    uint32_t *z1 = (uint32_t *)(ws + sa + sb + sc + sm), *z2 = z1 + N;
+    if (copy_a) {
+        const uint8_t flip = flip_a ? 0x80u : 0;
         for (int64_t i = 0; i < M * K; i++)
-            a[i] = (uint8_t)(((const uint8_t *)A)[i] ^ 0x80u);
+            a[i] = (uint8_t)(((const uint8_t *)A)[i] ^ flip);
+        if (any_za)
+            memset(a + M * K, 1, (size_t)K);
+    }
     if (flip_b)
         for (int64_t i = 0; i < K * N; i++)
             b[i] = (int8_t)(((const uint8_t *)B)[i] ^ 0x80u);
-    gemm_u8s8s32(k, 0, 0, M, N, K, a, K, b, N, c, N, 0);
+    gemm_u8s8s32(k, 0, 0, Mg, N, K, a, K, b, N, c, N, 0);
 
-    /* the zero points in the operands' new domains, and the sums they need */
-    int any_za = 0, any_zb = 0;
-    for (int64_t i = 0; i < M; i++) {
+    int any_zb = 0;
+    for (int64_t i = 0; i < M; i++)
         za[i] = (p->azp ? q_load(p->azp, p->at, p->azp_vec ? i : 0) : 0) + (flip_a ? 128 : 0);
-        any_za |= za[i] != 0;
-    }
     for (int64_t n = 0; n < N; n++) {
         const int32_t zb = (p->bzp ? q_load(p->bzp, p->bt, p->bzp_vec ? n : 0) : 0) -
                            (flip_b ? 128 : 0);
         any_zb |= zb != 0;
         z1[n] = 0u - (uint32_t)zb;
-        z2[n] = (uint32_t)K * (uint32_t)zb;
-        cs[n] = 0;
+        /* K zb' - S_j, S_j the ones row's sums */
+        z2[n] = (uint32_t)K * (uint32_t)zb - (any_za ? (uint32_t)c[M * N + n] : 0u);
     }
     if (any_zb)
         for (int64_t i = 0; i < M; i++) {
@@ -150,16 +166,9 @@ cairn_status_t quant_matmul(const kctx_t *k, const quant_mm_params_t *p, const v
                 s += a[i * K + kk];
             rs[i] = s;
         }
-    if (any_za) {
-        for (int64_t kk = 0; kk < K; kk++)
-            for (int64_t n = 0; n < N; n++)
-                cs[n] += b[kk * N + n];
-        for (int64_t n = 0; n < N; n++)
-            z2[n] -= (uint32_t)cs[n];
-    }
-    qmm_job_t j = {p, c, any_za ? za : NULL, any_zb ? rs : NULL, z1, z2, any_za || any_zb,
-                   out32 ? NULL : Y};
-    if (j.correct || j.y) {
+    qmm_job_t j = {p,          c, out32 ? (int32_t *)Y : NULL, any_za ? za : NULL,
+                   any_zb ? rs : NULL, z1, z2, any_za || any_zb, out32 ? NULL : Y};
+    if (j.correct || !j.y32 || j.y32 != j.c) {
         const int threads = k && k->pool && M * N >= 16384 ? k->threads : 1;
         base_pool_parallel_for_1d(threads > 1 ? k->pool : NULL, (size_t)M, 0, qmm_rows, &j);
     }
