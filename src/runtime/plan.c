@@ -12,6 +12,7 @@
 #include "kernels/gemm/gemm.h"
 #include "kernels/norm/fast.h"
 #include "kernels/pool/fast.h"
+#include "kernels/quant/quant.h"
 #include "profile/profile.h"
 
 #include <stdio.h>
@@ -660,6 +661,12 @@ void plan_step_kernel(const plan_step_t *st, char *buf, size_t cap)
         snprintf(buf, cap, "pool %s", kpool_f32_variant_name());
     } else if (n->op == IR_OP_RMSNormalization && rms_fast(st)) {
         snprintf(buf, cap, "rmsnorm %s", knorm_f32_select()->name);
+    } else if ((n->op == IR_OP_MatMulInteger || n->op == IR_OP_QLinearMatMul) && st->n_in > 0 &&
+               st->in[0].rank >= 1 && quant_matmul_fast(st->in[0].shape[st->in[0].rank - 1])) {
+        snprintf(buf, cap, "int8 gemm %s, zero points by row / column sums%s",
+                 gemm_s8_variant_name(), n->op == IR_OP_QLinearMatMul ? ", requantised" : "");
+    } else if (n->op == IR_OP_DynamicQuantizeLinear) {
+        snprintf(buf, cap, "dynamic quantize %s", quant_dynamic_path());
     } else if (n->op == IR_OP_LayerNormalization && layernorm_fast(st)) {
         snprintf(buf, cap, "layernorm %s", knorm_f32_select()->name);
     } else if ((n->op == IR_OP_Softmax || n->op == IR_OP_LogSoftmax) && softmax_fast(st)) {

@@ -44,7 +44,9 @@ static const char *tname(cairn_dtype_t t)
     return t == CAIRN_U8 ? "u8" : t == CAIRN_I8 ? "i8" : "i32";
 }
 
-/* zp: 0 none, 1 scalar, 2 per row / column; sc likewise for the scales */
+/* zp: 0 none, 1 scalar, 2 per row / column, 3 A's alone (scalar: a
+ * dynamically quantised activation against symmetric weights); sc: the
+ * scales scalar (1) or per row / column (2) */
 static int run_case(cairn_dtype_t at, cairn_dtype_t bt, cairn_dtype_t yt, int64_t M, int64_t K,
                     int64_t N, int zp, int sc, int threads, int extreme)
 {
@@ -60,7 +62,7 @@ static int run_case(cairn_dtype_t at, cairn_dtype_t bt, cairn_dtype_t yt, int64_
     if (zp) {
         fill_q(at, azp, zp == 2 ? M : 1, extreme ? -1 : 0);
         fill_q(bt, bzp, zp == 2 ? N : 1, -extreme);
-        p.azp = azp, p.bzp = bzp, p.azp_vec = zp == 2, p.bzp_vec = zp == 2;
+        p.azp = azp, p.bzp = zp == 3 ? NULL : bzp, p.azp_vec = zp == 2, p.bzp_vec = zp == 2;
     }
     if (yt != CAIRN_DTYPE_UNDEFINED) {
         for (int i = 0; i < 512; i++)
@@ -100,7 +102,7 @@ static void test_combinations(void)
     for (int ia = 0; ia < 2; ia++)
         for (int ib = 0; ib < 2; ib++)
             for (int iy = 0; iy < 3; iy++)
-                for (int zp = 0; zp < 3; zp++)
+                for (int zp = 0; zp < 4; zp++)
                     fails += !run_case(qt[ia], qt[ib], yts[iy], rnd(1, 40), rnd(1, 70), rnd(1, 70),
                                        zp, 1 + (zp & 1), 1 + (zp == 1), 0);
     CHECK_MSG(fails == 0, "%d type / zero point combinations differ", fails);

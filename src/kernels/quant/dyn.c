@@ -24,6 +24,8 @@
 #define QDYN_SSE2 0
 #endif
 
+const char *quant_dynamic_path(void) { return QDYN_SSE2 ? "sse2" : "c"; }
+
 void quant_dynamic(const float *x, int64_t n, uint8_t *y, float *scale, uint8_t *zp)
 {
     float mn = 0, mx = 0;

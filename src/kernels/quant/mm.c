@@ -47,6 +47,7 @@ typedef struct qmm_job {
     const int32_t *rs;   /* R_i (M), or NULL when every zb' is 0 */
     const uint32_t *z1;  /* -zb'_j (N) */
     const uint32_t *z2;  /* K zb'_j - S_j (N) */
+    const uint32_t *zt;  /* z2_j za' when za' is one value, else NULL */
     int correct;
     void *y; /* QLinearMatMul's output, NULL for MatMulInteger's (c is Y) */
 } qmm_job_t;
@@ -70,7 +71,12 @@ static void qmm_rows(void *ctx, size_t i0, size_t i1, int worker)
         if (j->y32) {
             int32_t *o = j->y32 + (int64_t)i * N;
             const uint32_t r = j->rs ? (uint32_t)j->rs[i] : 0, a = j->za ? (uint32_t)j->za[i] : 0;
-            if (j->correct)
+            if (j->correct && !j->rs && j->zt)
+                /* zb' all 0, one za': a column term (dynamically quantised
+                 * activations against symmetric weights) */
+                for (int64_t n = 0; n < N; n++)
+                    o[n] = (int32_t)((uint32_t)c[n] + j->zt[n]);
+            else if (j->correct)
                 for (int64_t n = 0; n < N; n++)
                     o[n] = (int32_t)((uint32_t)c[n] + j->z1[n] * r + j->z2[n] * a);
             else if (o != c)
@@ -101,6 +107,8 @@ static void qmm_rows(void *ctx, size_t i0, size_t i1, int worker)
     }
 }
 
+int quant_matmul_fast(int64_t K) { return K >= 1 && K <= QMM_MAX_K; }
+
 static size_t qmm_up(size_t b) { return base_round_up(b, BASE_ALIGN); }
 
 cairn_status_t quant_matmul(const kctx_t *k, const quant_mm_params_t *p, const void *A,
@@ -111,7 +119,7 @@ cairn_status_t quant_matmul(const kctx_t *k, const quant_mm_params_t *p, const v
                          (p->bt == CAIRN_U8 || p->bt == CAIRN_I8) &&
                          (p->yt == CAIRN_DTYPE_UNDEFINED || p->yt == CAIRN_U8 ||
                           p->yt == CAIRN_I8);
-    if (M <= 0 || N <= 0 || K < 1 || K > QMM_MAX_K || !types_ok)
+    if (M <= 0 || N <= 0 || !quant_matmul_fast(K) || !types_ok)
         return quant_matmul_ref(p, A, B, Y);
     const int flip_a = p->at == CAIRN_I8, flip_b = p->bt == CAIRN_U8;
     const int out32 = p->yt == CAIRN_DTYPE_UNDEFINED;
@@ -126,7 +134,7 @@ cairn_status_t quant_matmul(const kctx_t *k, const quant_mm_params_t *p, const v
     const size_t sb = flip_b ? qmm_up((size_t)(K * N)) : 0;
     const size_t sc = own_c ? qmm_up((size_t)(Mg * N) * sizeof(int32_t)) : 0;
     const size_t sm = qmm_up((size_t)(2 * M) * sizeof(int32_t));
-    const size_t sv = sm + qmm_up((size_t)(2 * N) * sizeof(uint32_t));
+    const size_t sv = sm + qmm_up((size_t)(3 * N) * sizeof(uint32_t));
     int slot;
     char *ws = base_scratch_get(sa + sb + sc + sv, &slot);
     if (!ws)
@@ -135,7 +143,7 @@ cairn_status_t quant_matmul(const kctx_t *k, const quant_mm_params_t *p, const v
     int8_t *b = flip_b ? (int8_t *)(ws + sa) : (int8_t *)B;
     int32_t *c = own_c ? (int32_t *)(ws + sa + sb) : (int32_t *)Y;
     int32_t *za = (int32_t *)(ws + sa + sb + sc), *rs = za + M;
-    uint32_t *z1 = (uint32_t *)(ws + sa + sb + sc + sm), *z2 = z1 + N;
+    uint32_t *z1 = (uint32_t *)(ws + sa + sb + sc + sm), *z2 = z1 + N, *zt = z2 + N;
     if (copy_a) {
         const uint8_t flip = flip_a ? 0x80u : 0;
         for (int64_t i = 0; i < M * K; i++)
@@ -166,8 +174,14 @@ cairn_status_t quant_matmul(const kctx_t *k, const quant_mm_params_t *p, const v
                 s += a[i * K + kk];
             rs[i] = s;
         }
-    qmm_job_t j = {p,          c, out32 ? (int32_t *)Y : NULL, any_za ? za : NULL,
-                   any_zb ? rs : NULL, z1, z2, any_za || any_zb, out32 ? NULL : Y};
+    int one_za = any_za;
+    for (int64_t i = 1; i < M && one_za; i++)
+        one_za = za[i] == za[0];
+    if (one_za)
+        for (int64_t n = 0; n < N; n++)
+            zt[n] = z2[n] * (uint32_t)za[0];
+    qmm_job_t j = {p,      c,  out32 ? (int32_t *)Y : NULL, any_za ? za : NULL, any_zb ? rs : NULL,
+                   z1,     z2, one_za ? zt : NULL,          any_za || any_zb,   out32 ? NULL : Y};
     if (j.correct || !j.y32 || j.y32 != j.c) {
         const int threads = k && k->pool && M * N >= 16384 ? k->threads : 1;
         base_pool_parallel_for_1d(threads > 1 ? k->pool : NULL, (size_t)M, 0, qmm_rows, &j);

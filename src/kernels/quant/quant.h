@@ -60,6 +60,11 @@ cairn_status_t quant_matmul_ref(const quant_mm_params_t *p, const void *A, const
  * sums could overflow) and other types go to quant_matmul_ref. */
 cairn_status_t quant_matmul(const kctx_t *k, const quant_mm_params_t *p, const void *A,
                             const void *B, void *Y);
+/* Whether quant_matmul runs a product of depth K on the int8 GEMM (else
+ * the reference), for the plan's description of the step. */
+int quant_matmul_fast(int64_t K);
+/* The DynamicQuantizeLinear path quant_dynamic takes ("sse2" or "c"). */
+const char *quant_dynamic_path(void);
 
 /* Widens u8/i8 x to double minus its zero point zp[c] (zp NULL: 0) along
  * the axis layout ax; for feeding the double convolution kernel exactly. */
