@@ -218,6 +218,44 @@ static void test_errors(void)
     CHECK(od[0] == 1 && od[1] == 2);
 }
 
+/* int32 -> f32 on two threads (the op splits it over the pool past 64K
+ * elements): every value rounded once, as (float) of the int */
+static void test_i32_to_f32_threads(void)
+{
+    enum { N = 100003 };
+    int32_t *x = malloc(sizeof(int32_t) * N);
+    float *y = malloc(sizeof(float) * N);
+    uint64_t r = 88172645463325252ull;
+    for (int i = 0; i < N; i++) {
+        r ^= r << 13, r ^= r >> 7, r ^= r << 17;
+        x[i] = i % 5 == 0 ? (int32_t)(16777217 + i) : (int32_t)(uint32_t)r; /* 2^24 + odd: ties */
+    }
+    cairn_graph_t *g = NULL;
+    cairn_session_t *ss = NULL;
+    cairn_value_id xi, yi;
+    int64_t dims[1] = {N};
+    cairn_attr_t a = cairn_attr_int("to", CAIRN_F32);
+    CHECK_OK(cairn_graph_create(&g));
+    CHECK_OK(cairn_graph_add_input(g, "x", CAIRN_I32, 1, dims, NULL, &xi));
+    CHECK_OK(cairn_graph_add_node(g, "Cast", "c", &xi, 1, &a, 1, &yi, 1, NULL));
+    CHECK_OK(cairn_graph_mark_output(g, yi));
+    cairn_session_options_t o = cairn_session_options_default();
+    o.threads = 2;
+    CHECK_OK(cairn_session_create(g, &o, &ss));
+    cairn_tensor_t in = tens(CAIRN_I32, 1, SHAPE(N), x), out = tens(CAIRN_F32, 1, SHAPE(N), y);
+    memset(y, 0xff, sizeof(float) * N);
+    CHECK_OK(cairn_session_run(ss, &in, 1, &out, 1));
+    int bad = 0;
+    for (int i = 0; i < N; i++) {
+        const float want = (float)x[i];
+        bad += memcmp(&y[i], &want, sizeof want) != 0;
+    }
+    CHECK_MSG(bad == 0, "%d of %d int32 -> f32 values differ on 2 threads", bad, N);
+    cairn_session_destroy(ss);
+    cairn_graph_destroy(g);
+    free(x), free(y);
+}
+
 int main(void)
 {
     test_float_to_int();
@@ -225,5 +263,6 @@ int main(void)
     test_roundtrips();
     test_all_pairs();
     test_errors();
+    test_i32_to_f32_threads();
     return check_finish("test_eltwise_cast");
 }

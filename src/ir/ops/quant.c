@@ -229,10 +229,10 @@ cairn_status_t op_quant_dyn_infer(ir_infer_ctx_t *c)
 cairn_status_t op_quant_dyn_exec(const ir_node_t *n, const ktensor_t *in, int n_in,
                                  ktensor_t *out, int n_out, void *ws, const kctx_t *k)
 {
-    (void)n, (void)n_in, (void)ws, (void)k;
+    (void)n, (void)n_in, (void)ws;
     float s;
     uint8_t z;
-    quant_dynamic(in[0].data, kt_numel(&in[0]), out[0].data, &s, &z);
+    quant_dynamic(k, in[0].data, kt_numel(&in[0]), out[0].data, &s, &z);
     if (n_out > 1 && out[1].data)
         *(float *)out[1].data = s;
     if (n_out > 2 && out[2].data)

@@ -35,8 +35,9 @@ void quant_dequantize_ref(cairn_dtype_t xt, const void *x, const float *scale, c
 /* DynamicQuantizeLinear to u8: the scale maps [min(0, min x), max(0, max x)]
  * onto [0, 255]. */
 void quant_dynamic_ref(const float *x, int64_t n, uint8_t *y, float *scale, uint8_t *zp);
-/* The same results in vector passes (dyn.c). */
-void quant_dynamic(const float *x, int64_t n, uint8_t *y, float *scale, uint8_t *zp);
+/* The same results in vector passes (dyn.c) on k's pool (k may be NULL). */
+void quant_dynamic(const kctx_t *k, const float *x, int64_t n, uint8_t *y, float *scale,
+                   uint8_t *zp);
 
 /* One 2-D integer matmul Y (M, N) = (A - azp) (B - bzp), A (M, K), B (K, N)
  * of u8/i8, accumulated exactly in int64 and stored as i32 (yt UNDEFINED),
