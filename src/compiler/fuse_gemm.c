@@ -9,6 +9,10 @@
  * becomes one FusedMatMul, whose GEMM applies them to each tile before it
  * is stored: the intermediate tensors are never written. Each absorbed
  * value must have no other reader and not be a graph output.
+ *
+ * The dynamically quantised form of the same, MatMulInteger(A, W int8
+ * constant, [azp], [wzp]) -> Cast(f32) -> Mul(scale) and then the chain
+ * above, becomes one FusedMatMulInteger (fuse_int8).
  */
 #include "compiler/rewrite.h"
 
@@ -47,6 +51,71 @@ static int is_bias(const ir_graph_t *g, int v, int64_t N, int rank)
 }
 
 
+/* The epilogue chain after value cur (a product of N columns, rank
+ * `rank`): Add(bias), activation, Add(residual), post-activation, each
+ * optional in that order, appended to grp; its last node and what it
+ * found. */
+typedef struct epi_chain {
+    int last, bias, resid;
+    gemm_act_t act, post;
+    float lo, hi, plo, phi;
+} epi_chain_t;
+
+static void match_chain(rw_t *r, int cur, int64_t N, int rank, int *grp, int *ng,
+                        epi_chain_t *e)
+{
+    const ir_graph_t *g = r->g;
+    e->bias = e->resid = -1;
+    e->act = e->post = GEMM_ACT_NONE;
+    e->lo = e->plo = -FLT_MAX, e->hi = e->phi = FLT_MAX;
+    int c = rw_sole_consumer(r, cur);
+    if (c >= 0 && g->nodes[c].op == IR_OP_Add) {
+        int o = rw_other_input(&g->nodes[c], cur);
+        if (is_bias(g, o, N, rank)) {
+            e->bias = o;
+            grp[(*ng)++] = e->last = c;
+            cur = g->nodes[c].outputs[0];
+            c = rw_sole_consumer(r, cur);
+        }
+    }
+    if (c >= 0 && rw_epilogue_activation(g, c, cur, 1, &e->act, &e->lo, &e->hi)) {
+        grp[(*ng)++] = e->last = c;
+        cur = g->nodes[c].outputs[0];
+        c = rw_sole_consumer(r, cur);
+    }
+    if (c >= 0 && g->nodes[c].op == IR_OP_Add) {
+        int o = rw_other_input(&g->nodes[c], cur);
+        const ir_type_t *ct = &g->values[cur].type;
+        if (o >= 0 && o != cur && g->values[o].type.dtype == CAIRN_F32 &&
+            shape_definite(&ct->shape) && ir_shape_equal(&g->values[o].type.shape, &ct->shape)) {
+            e->resid = o;
+            grp[(*ng)++] = e->last = c;
+            cur = g->nodes[c].outputs[0];
+            c = rw_sole_consumer(r, cur);
+            if (c >= 0 && rw_epilogue_activation(g, c, cur, 1, &e->post, &e->plo, &e->phi))
+                grp[(*ng)++] = e->last = c;
+        }
+    }
+}
+
+/* The chain's attributes (FusedMatMul's slots, by name); their count. */
+static int chain_attrs(const epi_chain_t *e, cairn_attr_t *attrs)
+{
+    int na = 0;
+    attrs[na++] = cairn_attr_int("activation", e->act);
+    if (e->act == GEMM_ACT_CLIP) {
+        attrs[na++] = cairn_attr_float("clip_min", e->lo);
+        attrs[na++] = cairn_attr_float("clip_max", e->hi);
+    }
+    if (e->post != GEMM_ACT_NONE)
+        attrs[na++] = cairn_attr_int("post_activation", e->post);
+    if (e->post == GEMM_ACT_CLIP) {
+        attrs[na++] = cairn_attr_float("post_clip_min", e->plo);
+        attrs[na++] = cairn_attr_float("post_clip_max", e->phi);
+    }
+    return na;
+}
+
 static cairn_status_t fuse_one(rw_t *r, int mm)
 {
     const ir_graph_t *g = r->g;
@@ -58,57 +127,88 @@ static cairn_status_t fuse_one(rw_t *r, int mm)
         bv->type.dtype != CAIRN_F32 || bv->type.shape.rank != 2 || ot->shape.rank < 1)
         return CAIRN_OK;
     int64_t N = bv->type.shape.d[1];
-    int grp[5], ng = 0, last = mm, cur = m->outputs[0];
-    int bias = -1, resid = -1;
-    gemm_act_t act = GEMM_ACT_NONE, post = GEMM_ACT_NONE;
-    float lo = -FLT_MAX, hi = FLT_MAX, plo = -FLT_MAX, phi = FLT_MAX;
+    int grp[5], ng = 0;
     grp[ng++] = mm;
-    int c = rw_sole_consumer(r, cur);
-    if (c >= 0 && g->nodes[c].op == IR_OP_Add) {
-        int o = rw_other_input(&g->nodes[c], cur);
-        if (is_bias(g, o, N, ot->shape.rank)) {
-            bias = o;
-            grp[ng++] = last = c;
-            cur = g->nodes[c].outputs[0];
-            c = rw_sole_consumer(r, cur);
-        }
-    }
-    if (c >= 0 && rw_epilogue_activation(g, c, cur, 1, &act, &lo, &hi)) {
-        grp[ng++] = last = c;
-        cur = g->nodes[c].outputs[0];
-        c = rw_sole_consumer(r, cur);
-    }
-    if (c >= 0 && g->nodes[c].op == IR_OP_Add) {
-        int o = rw_other_input(&g->nodes[c], cur);
-        const ir_type_t *ct = &g->values[cur].type;
-        if (o >= 0 && o != cur && g->values[o].type.dtype == CAIRN_F32 &&
-            shape_definite(&ct->shape) && ir_shape_equal(&g->values[o].type.shape, &ct->shape)) {
-            resid = o;
-            grp[ng++] = last = c;
-            cur = g->nodes[c].outputs[0];
-            c = rw_sole_consumer(r, cur);
-            if (c >= 0 && rw_epilogue_activation(g, c, cur, 1, &post, &plo, &phi))
-                grp[ng++] = last = c;
-        }
-    }
-    if (ng == 1 || !rw_group_closed(r, last, grp, ng))
+    epi_chain_t e;
+    e.last = mm;
+    match_chain(r, m->outputs[0], N, ot->shape.rank, grp, &ng, &e);
+    if (ng == 1 || !rw_group_closed(r, e.last, grp, ng))
         return CAIRN_OK;
-    int in[4] = {A, B, bias, resid};
-    int n_in = resid >= 0 ? 4 : bias >= 0 ? 3 : 2;
+    int in[4] = {A, B, e.bias, e.resid};
+    int n_in = e.resid >= 0 ? 4 : e.bias >= 0 ? 3 : 2;
     cairn_attr_t attrs[6];
-    int na = 0;
-    attrs[na++] = cairn_attr_int("activation", act);
-    if (act == GEMM_ACT_CLIP) {
-        attrs[na++] = cairn_attr_float("clip_min", lo);
-        attrs[na++] = cairn_attr_float("clip_max", hi);
+    int na = chain_attrs(&e, attrs);
+    return rw_try_replace(r, e.last, IR_OP_FusedMatMul, in, n_in, attrs, na, grp, ng);
+}
+
+/* v: an f32 value of one element or of N (shape [N] or [1, ..., 1, N]) */
+static int scale_like(const ir_graph_t *g, int v, int64_t N)
+{
+    if (v < 0 || g->values[v].type.dtype != CAIRN_F32)
+        return 0;
+    const ir_shape_t *s = &g->values[v].type.shape;
+    if (s->rank < 0)
+        return 0;
+    int64_t n = ir_shape_numel(s);
+    if (n == 1)
+        return 1;
+    for (int i = 0; i + 1 < s->rank; i++)
+        if (s->d[i] != 1)
+            return 0;
+    return s->rank >= 1 && s->d[s->rank - 1] == N;
+}
+
+/* MatMulInteger(A, B const 2-D, [azp one value], [bzp const, one or N
+ * values]) -> Cast(to f32) -> Mul(scale: one or N f32 values, any
+ * producer), what onnxruntime's quantize_dynamic writes for a MatMul, then
+ * the epilogue chain: one FusedMatMulInteger (dequantised in the int8
+ * GEMM's pass over its sums, the Cast's int32 -> f32 tensor and the Mul's
+ * never written). */
+static cairn_status_t fuse_int8(rw_t *r, int mm)
+{
+    const ir_graph_t *g = r->g;
+    const ir_node_t *m = &g->nodes[mm];
+    const int A = m->inputs[0], B = m->inputs[1];
+    const int azp = m->n_inputs > 2 ? m->inputs[2] : -1, bzp = m->n_inputs > 3 ? m->inputs[3] : -1;
+    const ir_value_t *bv = &g->values[B];
+    const ir_type_t *ot = &g->values[m->outputs[0]].type;
+    if (bv->kind != IR_VALUE_CONSTANT || bv->type.shape.rank != 2 || ot->shape.rank < 1 ||
+        g->values[A].type.shape.rank < 1)
+        return CAIRN_OK;
+    const int64_t N = bv->type.shape.d[1];
+    if (azp >= 0 && ir_shape_numel(&g->values[azp].type.shape) != 1)
+        return CAIRN_OK;
+    if (bzp >= 0) {
+        const ir_value_t *z = &g->values[bzp];
+        int64_t nz = ir_shape_numel(&z->type.shape);
+        if (z->kind != IR_VALUE_CONSTANT || (nz != 1 && nz != N) || z->type.shape.rank > 1)
+            return CAIRN_OK;
     }
-    if (post != GEMM_ACT_NONE)
-        attrs[na++] = cairn_attr_int("post_activation", post);
-    if (post == GEMM_ACT_CLIP) {
-        attrs[na++] = cairn_attr_float("post_clip_min", plo);
-        attrs[na++] = cairn_attr_float("post_clip_max", phi);
-    }
-    return rw_try_replace(r, last, IR_OP_FusedMatMul, in, n_in, attrs, na, grp, ng);
+    int grp[8], ng = 0;
+    grp[ng++] = mm;
+    const int cast = rw_sole_consumer(r, m->outputs[0]);
+    if (cast < 0 || g->nodes[cast].op != IR_OP_Cast ||
+        g->values[g->nodes[cast].outputs[0]].type.dtype != CAIRN_F32)
+        return CAIRN_OK;
+    grp[ng++] = cast;
+    const int cv = g->nodes[cast].outputs[0];
+    const int mul = rw_sole_consumer(r, cv);
+    if (mul < 0 || g->nodes[mul].op != IR_OP_Mul)
+        return CAIRN_OK;
+    const int scale = rw_other_input(&g->nodes[mul], cv);
+    if (scale == cv || !scale_like(g, scale, N))
+        return CAIRN_OK;
+    grp[ng++] = mul;
+    epi_chain_t e;
+    e.last = mul;
+    match_chain(r, g->nodes[mul].outputs[0], N, ot->shape.rank, grp, &ng, &e);
+    if (!rw_group_closed(r, e.last, grp, ng))
+        return CAIRN_OK;
+    int in[7] = {A, B, scale, azp, bzp, e.bias, e.resid};
+    int n_in = e.resid >= 0 ? 7 : e.bias >= 0 ? 6 : bzp >= 0 ? 5 : azp >= 0 ? 4 : 3;
+    cairn_attr_t attrs[6];
+    int na = chain_attrs(&e, attrs);
+    return rw_try_replace(r, e.last, IR_OP_FusedMatMulInteger, in, n_in, attrs, na, grp, ng);
 }
 
 cairn_status_t pass_fuse_gemm(ir_graph_t *g, const pass_ctx_t *c)
@@ -120,6 +220,8 @@ cairn_status_t pass_fuse_gemm(ir_graph_t *g, const pass_ctx_t *c)
     for (int i = 0; i < g->n_nodes && s == CAIRN_OK; i++)
         if (!r.dead[i] && g->nodes[i].op == IR_OP_MatMul)
             s = fuse_one(&r, i);
+        else if (!r.dead[i] && g->nodes[i].op == IR_OP_MatMulInteger)
+            s = fuse_int8(&r, i);
     if (s != CAIRN_OK) {
         rw_free(&r);
         return s;

@@ -544,14 +544,15 @@ cairn_status_t plan_run(plan_t *p, const void *const *in_data, void **out_data, 
 
 /* The fused epilogue of a FusedMatMul / FusedConv in the order it runs:
  * e.g. " bias +relu +residual +relu" (act, then residual, then post_act). */
-static const char *epilogue_str(const plan_step_t *st, int act_slot, int post_slot, char *buf,
-                                size_t cap)
+static const char *epilogue_str(const plan_step_t *st, int act_slot, int post_slot, int bias_in,
+                                int res_in, char *buf, size_t cap)
 {
     static const char *const acts[] = {"", " +relu", " +gelu_erf", " +gelu_tanh", " +silu",
                                        " +sigmoid", " +clip"};
     const ir_node_t *n = st->n;
     int64_t a = ir_attr_i(n, act_slot), pa = ir_attr_i(n, post_slot);
-    int bias = st->n_in > 2 && n->inputs[2] >= 0, res = st->n_in > 3 && n->inputs[3] >= 0;
+    int bias = st->n_in > bias_in && n->inputs[bias_in] >= 0;
+    int res = st->n_in > res_in && n->inputs[res_in] >= 0;
     snprintf(buf, cap, "%s%s%s%s%s", bias ? " bias" : "",
              a > 0 && a <= GEMM_ACT_CLIP ? acts[a] : "", res ? " +residual" : "",
              pa > 0 && pa <= GEMM_ACT_CLIP ? acts[pa] : "",
@@ -611,13 +612,14 @@ void plan_step_kernel(const plan_step_t *st, char *buf, size_t cap)
     if (n->op == IR_OP_FusedMatMul) {
         snprintf(buf, cap, "gemm %s%s, epilogue:%s", gemm_f32_variant_name(),
                  ir_attr_i(n, FUSED_MM_PACKED) ? " packed-B" : "",
-                 epilogue_str(st, FUSED_MM_ACTIVATION, FUSED_MM_POST_ACTIVATION, epi, sizeof epi));
+                 epilogue_str(st, FUSED_MM_ACTIVATION, FUSED_MM_POST_ACTIVATION, 2, 3, epi,
+                              sizeof epi));
     } else if ((n->op == IR_OP_MatMul || n->op == IR_OP_Gemm) && f32) {
         snprintf(buf, cap, "gemm %s", gemm_f32_variant_name());
     } else if (n->op == IR_OP_FusedConv && f32 && ir_attr_i(n, FUSED_CONV_PACKED)) {
         snprintf(buf, cap, "conv %s + gemm %s packed-W, epilogue:%s",
                  op_linalg_conv_packed_path(n, st->in), gemm_f32_variant_name(),
-                 epilogue_str(st, FUSED_CONV_ACTIVATION, FUSED_CONV_POST_ACTIVATION, epi,
+                 epilogue_str(st, FUSED_CONV_ACTIVATION, FUSED_CONV_POST_ACTIVATION, 2, 3, epi,
                               sizeof epi));
     } else if ((n->op == IR_OP_Conv || n->op == IR_OP_FusedConv) && f32 && st->n_in > 1 &&
                st->in[0].rank >= 3 && st->in[1].rank == st->in[0].rank) {
@@ -628,8 +630,8 @@ void plan_step_kernel(const plan_step_t *st, char *buf, size_t cap)
         char tail[112] = "";
         if (n->op == IR_OP_FusedConv)
             snprintf(tail, sizeof tail, ", epilogue:%s",
-                     epilogue_str(st, FUSED_CONV_ACTIVATION, FUSED_CONV_POST_ACTIVATION, epi,
-                                  sizeof epi));
+                     epilogue_str(st, FUSED_CONV_ACTIVATION, FUSED_CONV_POST_ACTIVATION, 2, 3,
+                                  epi, sizeof epi));
         if (dw)
             snprintf(buf, cap, "conv depthwise %s%s", conv_dw_variant_name(), tail);
         else
@@ -661,6 +663,13 @@ void plan_step_kernel(const plan_step_t *st, char *buf, size_t cap)
         snprintf(buf, cap, "pool %s", kpool_f32_variant_name());
     } else if (n->op == IR_OP_RMSNormalization && rms_fast(st)) {
         snprintf(buf, cap, "rmsnorm %s", knorm_f32_select()->name);
+    } else if (n->op == IR_OP_FusedMatMulInteger && st->n_in > 0 && st->in[0].rank >= 1) {
+        snprintf(buf, cap, "%s %s, dequantised, epilogue:%s",
+                 quant_matmul_fast(st->in[0].shape[st->in[0].rank - 1]) ? "int8 gemm"
+                                                                        : "int8 ref",
+                 gemm_s8_variant_name(),
+                 epilogue_str(st, FUSED_MM_ACTIVATION, FUSED_MM_POST_ACTIVATION, 5, 6, epi,
+                              sizeof epi));
     } else if ((n->op == IR_OP_MatMulInteger || n->op == IR_OP_QLinearMatMul) && st->n_in > 0 &&
                st->in[0].rank >= 1 && quant_matmul_fast(st->in[0].shape[st->in[0].rank - 1])) {
         snprintf(buf, cap, "int8 gemm %s, zero points by row / column sums%s",

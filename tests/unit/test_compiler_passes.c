@@ -356,6 +356,60 @@ static void test_selection_errors(void)
     cairn_graph_destroy(g);
 }
 
+/* What onnxruntime's quantize_dynamic writes for a Linear: x ->
+ * DynamicQuantizeLinear -> MatMulInteger(xq, W int8, xz) -> Cast(f32) ->
+ * Mul(Mul(xs, ws)) -> Add(bias) -> act -> Add(residual): one
+ * FusedMatMulInteger (the DynamicQuantizeLinear and the scales' Mul stay),
+ * whose outputs match the unfused graph's; with a second reader of the
+ * Cast's output nothing fuses. */
+static void test_fuse_int8(const char *act, int second_reader)
+{
+    cairn_graph_t *g;
+    CHECK_OK(cairn_graph_create(&g));
+    int64_t dx[3] = {2, 9, 24}, dr[3] = {2, 9, 40}, db[1] = {40};
+    cairn_value_id x, res;
+    CHECK_OK(cairn_graph_add_input(g, "x", CAIRN_F32, 3, dx, NULL, &x));
+    CHECK_OK(cairn_graph_add_input(g, "res", CAIRN_F32, 3, dr, NULL, &res));
+    int8_t w[24 * 40];
+    check_rng_t rr = {99};
+    for (int i = 0; i < 24 * 40; i++)
+        w[i] = (int8_t)((int)(check_rng_next(&rr) % 255) - 127);
+    cairn_tensor_t wt = {CAIRN_I8, 2, {24, 40}, w};
+    cairn_value_id W, q[3];
+    CHECK_OK(cairn_graph_add_constant(g, "W", &wt, &W));
+    CHECK_OK(cairn_graph_add_node(g, "DynamicQuantizeLinear", "dq", &x, 1, NULL, 0, q, 3, NULL));
+    cairn_value_id s = bin(g, "Mul", "scales", q[1], scalar(g, "ws", 0.0123f));
+    cairn_value_id mmi[3] = {q[0], W, q[2]};
+    cairn_value_id t = node(g, "MatMulInteger", "fc/MatMulInteger", mmi, 3, NULL, 0);
+    cairn_attr_t to = cairn_attr_int("to", CAIRN_F32);
+    cairn_value_id c = node(g, "Cast", "fc/Cast", &t, 1, &to, 1);
+    cairn_value_id m = bin(g, "Mul", "fc/scale", c, s);
+    cairn_value_id b = bin(g, "Add", "fc/Add", tensor(g, "bias", 1, db, 6, -1, 1), m);
+    cairn_value_id a = node(g, act, "fc/act", &b, 1, NULL, 0);
+    cairn_value_id y = bin(g, "Add", "residual", res, a);
+    CHECK_OK(cairn_graph_mark_output(g, y));
+    if (second_reader)
+        CHECK_OK(cairn_graph_mark_output(g, c));
+
+    ir_graph_t *cg = compiled(g, "fuse_gemm");
+    const ir_node_t *n = find_op(cg, IR_OP_FusedMatMulInteger);
+    if (second_reader) {
+        CHECK(!n && count_op(cg, IR_OP_MatMulInteger) == 1);
+    } else {
+        CHECK(n && count_op(cg, IR_OP_MatMulInteger) == 0 && count_op(cg, IR_OP_Cast) == 0 &&
+              count_op(cg, IR_OP_DynamicQuantizeLinear) == 1 && count_op(cg, IR_OP_Mul) == 1);
+        CHECK(n && n->n_inputs == 7 && has_source(n, "fc/MatMulInteger") &&
+              has_source(n, "fc/Cast") && has_source(n, "fc/scale") && has_source(n, "fc/act") &&
+              has_source(n, "residual") && ir_attr_i(n, FUSED_MM_ACTIVATION) != 0);
+    }
+    ir_graph_destroy(cg);
+    int64_t dims[2][CAIRN_MAX_RANK] = {{2, 9, 24}, {2, 9, 40}};
+    int ranks[2] = {3, 3};
+    compare_runs(g, "fuse_gemm", 2, dims, ranks, 1e-5);
+    compare_runs(g, "all", 2, dims, ranks, 1e-5);
+    cairn_graph_destroy(g);
+}
+
 int main(void)
 {
     test_fold_dce();
@@ -372,6 +426,9 @@ int main(void)
     test_fuse_gemm_post("Relu", "Clip");
     test_fuse_gemm_post(NULL, "Gelu");
     test_fuse_gemm_post_blocked();
+    test_fuse_int8("Relu", 0);
+    test_fuse_int8("Gelu", 0);
+    test_fuse_int8("Relu", 1);
     test_selection_errors();
     return check_finish("test_compiler_passes");
 }

@@ -10,7 +10,9 @@
  * 1 and 2 threads; operands at their extremes with K = 32768 (the longest
  * K the GEMM path takes: its int32 sums at their largest) and just past it
  * (the reference); a multiplier of 0 times infinity (NaN: stored 0) and
- * saturating ones. Run under CAIRN_ISA=ref/avx2/avx512/avx512_bf16 by
+ * saturating ones. quant_matmul_f32 (FusedMatMulInteger: dequantised sums
+ * through the f32 epilogue) against the reference's sums and an epilogue
+ * in double. Run under CAIRN_ISA=ref/avx2/avx512/avx512_bf16 by
  * ctest (the VNNI, 16-bit-pair and reference int8 kernels). */
 #include "base/threadpool.h"
 #include "check.h"
@@ -224,6 +226,86 @@ static void test_dynamic(void)
     CHECK_MSG(fails == 0, "%d DynamicQuantizeLinear cases differ", fails);
 }
 
+/* quant_matmul_f32 (FusedMatMulInteger's kernel) against the reference's
+ * int32 sums dequantised and put through the epilogue in double here:
+ * v = act(acc * scale + bias) * alpha + residual, then the post-activation.
+ * Scales one value and per column, the activations and clip bounds of the
+ * f32 epilogue, with and without bias / residual, 1 and 2 threads, K past
+ * the GEMM path (the reference's sums then). */
+static double act_ref(gemm_act_t a, double v, double lo, double hi)
+{
+    switch (a) {
+    case GEMM_ACT_RELU: return v < 0 ? 0 : v;
+    case GEMM_ACT_GELU_ERF: return 0.5 * v * (1.0 + erf(v / sqrt(2.0)));
+    case GEMM_ACT_CLIP: return v < lo ? lo : v > hi ? hi : v;
+    default: return v;
+    }
+}
+
+static int f32_case(cairn_dtype_t at, cairn_dtype_t bt, int64_t M, int64_t K, int64_t N,
+                    int scale_vec, gemm_act_t act, int bias, int resid, gemm_act_t post,
+                    int threads)
+{
+    quant_mm_params_t p;
+    memset(&p, 0, sizeof p);
+    p.M = M, p.K = K, p.N = N, p.at = at, p.bt = bt, p.yt = CAIRN_DTYPE_UNDEFINED;
+    void *A = malloc((size_t)(M * K)), *B = malloc((size_t)(K * N));
+    uint8_t azp = 0, bzp = 0;
+    fill_q(at, A, M * K, 0);
+    fill_q(bt, B, K * N, 0);
+    fill_q(at, &azp, 1, 0);
+    fill_q(bt, &bzp, 1, 0);
+    p.azp = &azp, p.bzp = &bzp;
+    float *sc = malloc(sizeof(float) * (size_t)N), *bi = malloc(sizeof(float) * (size_t)N);
+    float *res = malloc(sizeof(float) * (size_t)(M * N)), *y = malloc(sizeof(float) * (size_t)(M * N));
+    int32_t *acc = malloc(sizeof(int32_t) * (size_t)(M * N));
+    for (int64_t n = 0; n < N; n++)
+        sc[n] = (float)check_rng_uniform(&rng, 1e-5, 4e-5), bi[n] = (float)check_rng_uniform(&rng, -1, 1);
+    check_fill_f32(&rng, res, M * N, -1, 1);
+    gemm_epilogue_t e;
+    memset(&e, 0, sizeof e);
+    e.scale = 1.0f, e.act = act, e.clip_lo = -0.5f, e.clip_hi = 0.75f;
+    e.post_act = post, e.post_lo = -0.25f, e.post_hi = 1.0f;
+    if (bias)
+        e.bias = bi, e.bias_kind = GEMM_BIAS_COL;
+    if (resid)
+        e.residual = res, e.ldr = N;
+    CHECK_OK(quant_matmul_ref(&p, A, B, acc));
+    memset(y, 0xff, sizeof(float) * (size_t)(M * N));
+    kctx_t k = {threads > 1 ? pool2 : NULL, threads};
+    CHECK_OK(quant_matmul_f32(&k, &p, A, B, sc, scale_vec, &e, y));
+    double worst = 0;
+    for (int64_t i = 0; i < M; i++)
+        for (int64_t n = 0; n < N; n++) {
+            double v = (double)((float)acc[i * N + n] * sc[scale_vec ? n : 0]);
+            v = act_ref(act, v + (bias ? bi[n] : 0.0), e.clip_lo, e.clip_hi);
+            v = act_ref(post, v + (resid ? res[i * N + n] : 0.0), e.post_lo, e.post_hi);
+            const double err = fabs((double)y[i * N + n] - v) / (fabs(v) > 1 ? fabs(v) : 1);
+            if (!(err <= worst))
+                worst = err;
+        }
+    CHECK_MSG(worst <= 2e-6,
+              "quant_matmul_f32 A %s B %s M=%lld K=%lld N=%lld scale_vec %d act %d bias %d "
+              "residual %d post %d threads %d: max error %g",
+              tname(at), tname(bt), (long long)M, (long long)K, (long long)N, scale_vec, (int)act,
+              bias, resid, (int)post, threads, worst);
+    free(A), free(B), free(sc), free(bi), free(res), free(y), free(acc);
+    return worst <= 2e-6;
+}
+
+static void test_dequantised(void)
+{
+    int fails = 0;
+    fails += !f32_case(CAIRN_U8, CAIRN_I8, 37, 70, 45, 0, GEMM_ACT_NONE, 0, 0, GEMM_ACT_NONE, 1);
+    fails += !f32_case(CAIRN_U8, CAIRN_I8, 128, 384, 200, 1, GEMM_ACT_GELU_ERF, 1, 0,
+                       GEMM_ACT_NONE, 2);
+    fails += !f32_case(CAIRN_I8, CAIRN_U8, 15, 33, 33, 0, GEMM_ACT_RELU, 1, 1, GEMM_ACT_NONE, 1);
+    fails += !f32_case(CAIRN_U8, CAIRN_U8, 29, 64, 31, 1, GEMM_ACT_CLIP, 1, 1, GEMM_ACT_RELU, 2);
+    fails += !f32_case(CAIRN_I8, CAIRN_I8, 1, 5, 1, 0, GEMM_ACT_NONE, 1, 1, GEMM_ACT_CLIP, 1);
+    fails += !f32_case(CAIRN_U8, CAIRN_I8, 3, 32769, 17, 1, GEMM_ACT_RELU, 1, 1, GEMM_ACT_NONE, 2);
+    CHECK_MSG(fails == 0, "%d dequantised cases differ", fails);
+}
+
 int main(void)
 {
     CHECK_OK(base_pool_create(2, &pool2));
@@ -232,6 +314,7 @@ int main(void)
     test_sizes();
     test_extremes();
     test_odd_scales();
+    test_dequantised();
     base_pool_destroy(pool2);
     return check_finish("test_quant_fast");
 }

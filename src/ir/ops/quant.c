@@ -15,6 +15,7 @@
  */
 #include "base/dtype.h"
 #include "ir/op_table.h"
+#include "ir/ops/fused.h"
 #include "kernels/conv/conv.h"
 #include "kernels/quant/quant.h"
 
@@ -401,6 +402,121 @@ cairn_status_t op_quant_mm_exec(const ir_node_t *n, const ktensor_t *in, int n_i
                               (const char *)B->data + (size_t)bo[b] * bsz,
                               (char *)out[0].data + (size_t)(b * p.M * p.N) * ysz));
     return CAIRN_OK;
+}
+
+/* ====================== FusedMatMulInteger (fuse_gemm) ====================== */
+
+/* FusedMatMulInteger(A, B, scale, [a_zero_point], [b_zero_point], [bias],
+ * [residual]) = MatMulInteger(A, B, azp, bzp) -> Cast(f32) -> Mul(scale),
+ * then FusedMatMul's epilogue (its attribute slots: + bias per column, an
+ * activation, * alpha, + residual, a post-activation), one pass over the
+ * int8 GEMM's sums (quant_matmul_f32). B is 2-D (K x N) and A's leading
+ * dims flatten into M; a_zero_point is one value, b_zero_point and scale one
+ * value or one per column; output f32. Made by fuse_gemm from what
+ * onnxruntime's quantize_dynamic writes for each MatMul. */
+cairn_status_t op_fused_mmint_infer(ir_infer_ctx_t *c)
+{
+    BASE_TRY(ir_infer_check_dtype(c, 0, q_qtypes));
+    BASE_TRY(ir_infer_check_dtype(c, 1, q_qtypes));
+    BASE_TRY(ir_infer_check_dtype(c, 2, q_f32));
+    const ir_shape_t *a = &c->in[0].shape, *b = &c->in[1].shape;
+    char b1[128], b2[128];
+    if (b->rank != 2)
+        return ir_infer_error(c, CAIRN_ERR_SHAPE, "B must be 2-D (K x N), got %s",
+                              sstr(b, b1, sizeof b1));
+    if (a->rank == 0)
+        return ir_infer_error(c, CAIRN_ERR_SHAPE, "A must have rank >= 1, got a scalar");
+    const int64_t N = b->d[1];
+    static const int act_slots[2] = {FUSED_MM_ACTIVATION, FUSED_MM_POST_ACTIVATION};
+    for (int s = 0; s < 2; s++) {
+        int64_t act = ir_attr_i(c->node, act_slots[s]);
+        if (act < GEMM_ACT_NONE || act > GEMM_ACT_CLIP)
+            return ir_infer_error(c, CAIRN_ERR_INVALID_ARGUMENT,
+                                  "%s %lld is not one of 0 (none) to %d (clip)",
+                                  s ? "post_activation" : "activation", (long long)act,
+                                  (int)GEMM_ACT_CLIP);
+    }
+    BASE_TRY(q_vec_ok(&c->in[2].shape, N, "scale", "column of B"));
+    if (present(c, 3)) {
+        BASE_TRY(ir_infer_same_dtype(c, 0, 3));
+        BASE_TRY(q_vec_ok(&c->in[3].shape, 1, "a_zero_point", "tensor"));
+    }
+    if (present(c, 4)) {
+        BASE_TRY(ir_infer_same_dtype(c, 1, 4));
+        BASE_TRY(q_vec_ok(&c->in[4].shape, N, "b_zero_point", "column of B"));
+    }
+    if (present(c, 5)) {
+        BASE_TRY(ir_infer_check_dtype(c, 5, q_f32));
+        int64_t nb = ir_shape_numel(&c->in[5].shape);
+        if (nb >= 0 && ir_dim_known(N) && nb != N)
+            return ir_infer_error(c, CAIRN_ERR_SHAPE,
+                                  "bias has %lld elements but N = %lld (one per output column)",
+                                  (long long)nb, (long long)N);
+    }
+    if (a->rank < 0) {
+        ir_infer_unknown(c, 0, CAIRN_F32, -1);
+        return CAIRN_OK;
+    }
+    const int64_t ka = a->d[a->rank - 1];
+    if (ir_dim_known(ka) && ir_dim_known(b->d[0]) && ka != b->d[0])
+        return ir_infer_error(c, CAIRN_ERR_SHAPE,
+                              "A %s and B %s: the inner dims %lld and %lld must match",
+                              sstr(a, b1, sizeof b1), sstr(b, b2, sizeof b2), (long long)ka,
+                              (long long)b->d[0]);
+    c->out[0].dtype = CAIRN_F32;
+    c->out[0].shape = *a;
+    c->out[0].shape.d[a->rank - 1] = N;
+    if (present(c, 6)) {
+        const ir_type_t *res = &c->in[6];
+        BASE_TRY(ir_infer_check_dtype(c, 6, q_f32));
+        int known = res->shape.rank >= 0 && ir_shape_is_concrete(&res->shape) &&
+                    ir_shape_is_concrete(&c->out[0].shape);
+        if ((known || !c->partial) && !ir_shape_equal(&res->shape, &c->out[0].shape))
+            return ir_infer_error(c, CAIRN_ERR_SHAPE,
+                                  "residual %s must have the output's shape %s",
+                                  sstr(&res->shape, b1, sizeof b1),
+                                  sstr(&c->out[0].shape, b2, sizeof b2));
+    }
+    return CAIRN_OK;
+}
+
+cairn_status_t op_fused_mmint_exec(const ir_node_t *n, const ktensor_t *in, int n_in,
+                                   ktensor_t *out, int n_out, void *ws, const kctx_t *k)
+{
+    (void)n_out, (void)ws;
+    const int64_t K = in[1].shape[0], N = in[1].shape[1], total = kt_numel(&out[0]);
+    if (total == 0 || N == 0)
+        return CAIRN_OK;
+    quant_mm_params_t p;
+    memset(&p, 0, sizeof p);
+    p.M = total / N, p.K = K, p.N = N;
+    p.at = in[0].dtype, p.bt = in[1].dtype, p.yt = CAIRN_DTYPE_UNDEFINED;
+    if (kpresent(in, n_in, 3))
+        p.azp = in[3].data;
+    if (kpresent(in, n_in, 4))
+        p.bzp = in[4].data, p.bzp_vec = kt_numel(&in[4]) > 1;
+    gemm_epilogue_t epi;
+    memset(&epi, 0, sizeof epi);
+    epi.scale = ir_attr_f(n, FUSED_MM_ALPHA);
+    epi.act = (gemm_act_t)ir_attr_i(n, FUSED_MM_ACTIVATION);
+    epi.clip_lo = ir_attr_f(n, FUSED_MM_CLIP_MIN);
+    epi.clip_hi = ir_attr_f(n, FUSED_MM_CLIP_MAX);
+    epi.post_act = (gemm_act_t)ir_attr_i(n, FUSED_MM_POST_ACTIVATION);
+    epi.post_lo = ir_attr_f(n, FUSED_MM_POST_CLIP_MIN);
+    epi.post_hi = ir_attr_f(n, FUSED_MM_POST_CLIP_MAX);
+    if (kpresent(in, n_in, 5))
+        epi.bias_kind = GEMM_BIAS_COL, epi.bias = in[5].data;
+    if (kpresent(in, n_in, 6))
+        epi.residual = in[6].data, epi.ldr = N;
+    return quant_matmul_f32(k, &p, in[0].data, in[1].data, in[2].data, kt_numel(&in[2]) > 1,
+                            &epi, out[0].data);
+}
+
+void op_fused_mmint_cost(const ir_node_t *n, const ktensor_t *in, int n_in, const ktensor_t *out,
+                         int n_out, ir_cost_t *cost)
+{
+    op_quant_cost(n, in, n_in, out, n_out, cost);
+    cost->flops = 2.0 * (double)kt_numel(&out[0]) * (double)in[1].shape[0];
 }
 
 /* ========================= ConvInteger / QLinearConv ========================= */

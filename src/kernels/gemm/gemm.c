@@ -636,6 +636,20 @@ static void run_direct_range(const gjob_t *j, int64_t m0, int64_t m1, int64_t n0
     } while (pc < j->K);
 }
 
+void gemm_f32_epilogue_tile_dims(int *mr, int *nr)
+{
+    const gemm_f32_variant_t *v = gemm_f32_select();
+    *mr = v->mr;
+    *nr = v->nr;
+}
+
+void gemm_f32_epilogue_tile(const float *T, int m, int n, float *C, int64_t ldc,
+                            const gemm_epilogue_t *epi, int64_t i, int64_t j)
+{
+    gemm_tile_epi_t te;
+    gemm_f32_select()->tile_store(T, m, n, C, ldc, tile_epi(epi, i, j, &te));
+}
+
 /* [b, e) of part p of `total` units split into `parts` near-equal pieces */
 static void split(int64_t total, int parts, int p, int64_t *b, int64_t *e)
 {

@@ -262,6 +262,15 @@ void gemm_bf16_ex(const kctx_t *k, int transA, int transB, int64_t M, int64_t N,
 void gemm_u8s8s32(const kctx_t *k, int transA, int transB, int64_t M, int64_t N, int64_t K,
                   const uint8_t *A, int64_t lda, const int8_t *B, int64_t ldb, int32_t *C,
                   int64_t ldc, int accumulate);
+/* The f32 epilogue for products made elsewhere (the quantised matmul's
+ * dequantised sums): C (the tile's (0, 0), row stride ldc) rows [0, m) x
+ * columns [0, n) = epilogue(T), T a tile of the selected f32 variant
+ * (gemm_f32_epilogue_tile_dims: m <= MR, n <= NR, row stride NR), the
+ * tile at (i, j) of the whole product for the bias and residual: the
+ * arithmetic of FusedMatMul's epilogue (the variant's tile_store). */
+void gemm_f32_epilogue_tile_dims(int *mr, int *nr);
+void gemm_f32_epilogue_tile(const float *T, int m, int n, float *C, int64_t ldc,
+                            const gemm_epilogue_t *epi, int64_t i, int64_t j);
 const char *gemm_bf16_variant_name(void);
 const char *gemm_s8_variant_name(void);
 

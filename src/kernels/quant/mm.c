@@ -50,6 +50,12 @@ typedef struct qmm_job {
     const uint32_t *zt;  /* z2_j za' when za' is one value, else NULL */
     int correct;
     void *y; /* QLinearMatMul's output, NULL for MatMulInteger's (c is Y) */
+    /* the dequantising form (quant_matmul_f32): f32 output, scales and the
+     * f32 epilogue; work items are blocks of mr rows */
+    float *yf;
+    const float *scale;
+    int scale_vec, mr, nr;
+    const gemm_epilogue_t *epi;
 } qmm_job_t;
 
 /* round half to even as nearbyint does in the default rounding mode, for
@@ -107,29 +113,99 @@ static void qmm_rows(void *ctx, size_t i0, size_t i1, int worker)
     }
 }
 
+/* blocks [b0, b1) of mr rows: T = (float)acc * scale tile by tile (the
+ * zero-point terms as in qmm_rows, each case its own loop over the tile's
+ * contiguous columns so that it vectorises), then the f32 epilogue into yf */
+static void qmm_f32_blocks(void *ctx, size_t b0, size_t b1, int worker)
+{
+    (void)worker;
+    const qmm_job_t *j = ctx;
+    const int64_t M = j->p->M, N = j->p->N;
+    float T[16 * 32] __attribute__((aligned(64)));
+    float one[32]; /* a scale of one value, repeated across a tile's width */
+    for (int c = 0; c < 32; c++)
+        one[c] = j->scale[0];
+    for (size_t b = b0; b < b1; b++) {
+        const int64_t i0 = (int64_t)b * j->mr, m = M - i0 < j->mr ? M - i0 : j->mr;
+        for (int64_t n0 = 0; n0 < N; n0 += j->nr) {
+            const int64_t nn = N - n0 < j->nr ? N - n0 : j->nr;
+            const float *restrict sc = j->scale_vec ? j->scale + n0 : one;
+            for (int64_t r = 0; r < m; r++) {
+                const int32_t *restrict cr = j->c + (i0 + r) * N + n0;
+                float *restrict t = T + r * j->nr;
+                if (!j->correct) {
+                    for (int64_t c = 0; c < nn; c++)
+                        t[c] = (float)cr[c] * sc[c];
+                } else if (!j->rs && j->zt) {
+                    const uint32_t *restrict zt = j->zt + n0;
+                    for (int64_t c = 0; c < nn; c++)
+                        t[c] = (float)(int32_t)((uint32_t)cr[c] + zt[c]) * sc[c];
+                } else {
+                    const uint32_t rr = j->rs ? (uint32_t)j->rs[i0 + r] : 0;
+                    const uint32_t a = j->za ? (uint32_t)j->za[i0 + r] : 0;
+                    const uint32_t *restrict z1 = j->z1 + n0, *restrict z2 = j->z2 + n0;
+                    for (int64_t c = 0; c < nn; c++)
+                        t[c] = (float)(int32_t)((uint32_t)cr[c] + z1[c] * rr + z2[c] * a) * sc[c];
+                }
+            }
+            gemm_f32_epilogue_tile(T, (int)m, (int)nn, j->yf + i0 * N + n0, N, j->epi, i0, n0);
+        }
+    }
+}
+
 int quant_matmul_fast(int64_t K) { return K >= 1 && K <= QMM_MAX_K; }
 
 static size_t qmm_up(size_t b) { return base_round_up(b, BASE_ALIGN); }
 
-cairn_status_t quant_matmul(const kctx_t *k, const quant_mm_params_t *p, const void *A,
-                            const void *B, void *Y)
+/* The f32 form's pass over the reference's sums (K past QMM_MAX_K):
+ * through a scratch int32 product. */
+static cairn_status_t qmm_f32_via_ref(const kctx_t *k, const qmm_job_t *f, const void *A,
+                                      const void *B)
+{
+    const quant_mm_params_t *p = f->p;
+    int slot;
+    int32_t *c = base_scratch_get((size_t)(p->M * p->N) * sizeof(int32_t), &slot);
+    if (!c)
+        return base_error(CAIRN_ERR_OUT_OF_MEMORY,
+                          "quantised matmul: no memory for a %lld x %lld int32 product",
+                          (long long)p->M, (long long)p->N);
+    quant_mm_params_t q = *p;
+    q.yt = CAIRN_DTYPE_UNDEFINED;
+    cairn_status_t st = quant_matmul_ref(&q, A, B, c);
+    if (st == CAIRN_OK) {
+        qmm_job_t j = *f;
+        j.c = c;
+        j.correct = 0;
+        const size_t blocks = (size_t)((p->M + j.mr - 1) / j.mr);
+        base_pool_parallel_for_1d(k && k->pool && k->threads > 1 ? k->pool : NULL, blocks, 1,
+                                  qmm_f32_blocks, &j);
+    }
+    base_scratch_put(c, slot);
+    return st;
+}
+
+/* quant_matmul, or with f (its yf, scale, epi, mr, nr set) quant_matmul_f32 */
+static cairn_status_t qmm(const kctx_t *k, const quant_mm_params_t *p, const void *A,
+                          const void *B, void *Y, const qmm_job_t *f)
 {
     const int64_t M = p->M, K = p->K, N = p->N;
     const int types_ok = (p->at == CAIRN_U8 || p->at == CAIRN_I8) &&
                          (p->bt == CAIRN_U8 || p->bt == CAIRN_I8) &&
                          (p->yt == CAIRN_DTYPE_UNDEFINED || p->yt == CAIRN_U8 ||
                           p->yt == CAIRN_I8);
-    if (M <= 0 || N <= 0 || !quant_matmul_fast(K) || !types_ok)
-        return quant_matmul_ref(p, A, B, Y);
+    if (M <= 0 || N <= 0)
+        return CAIRN_OK;
+    if (!quant_matmul_fast(K) || !types_ok)
+        return f ? qmm_f32_via_ref(k, f, A, B) : quant_matmul_ref(p, A, B, Y);
     const int flip_a = p->at == CAIRN_I8, flip_b = p->bt == CAIRN_U8;
-    const int out32 = p->yt == CAIRN_DTYPE_UNDEFINED;
+    const int out32 = p->yt == CAIRN_DTYPE_UNDEFINED && !f;
     /* the zero points in the operands' new domains decide what is needed:
      * B's column sums (a row of ones under A') when some za' is not 0 */
     int any_za = 0;
     for (int64_t i = 0; i < M && !any_za; i++)
         any_za = (p->azp ? q_load(p->azp, p->at, p->azp_vec ? i : 0) : 0) + (flip_a ? 128 : 0) != 0;
     const int64_t Mg = M + any_za; /* the GEMM's rows */
-    const int copy_a = flip_a || any_za, own_c = !out32 || any_za;
+    const int copy_a = flip_a || any_za, own_c = !out32 || any_za || f;
     const size_t sa = copy_a ? qmm_up((size_t)(Mg * K)) : 0;
     const size_t sb = flip_b ? qmm_up((size_t)(K * N)) : 0;
     const size_t sc = own_c ? qmm_up((size_t)(Mg * N) * sizeof(int32_t)) : 0;
@@ -137,8 +213,8 @@ cairn_status_t quant_matmul(const kctx_t *k, const quant_mm_params_t *p, const v
     const size_t sv = sm + qmm_up((size_t)(3 * N) * sizeof(uint32_t));
     int slot;
     char *ws = base_scratch_get(sa + sb + sc + sv, &slot);
-    if (!ws)
-        return quant_matmul_ref(p, A, B, Y); /* it needs no scratch but a row */
+    if (!ws) /* the reference needs no scratch but a row */
+        return f ? qmm_f32_via_ref(k, f, A, B) : quant_matmul_ref(p, A, B, Y);
     uint8_t *a = copy_a ? (uint8_t *)ws : (uint8_t *)A;
     int8_t *b = flip_b ? (int8_t *)(ws + sa) : (int8_t *)B;
     int32_t *c = own_c ? (int32_t *)(ws + sa + sb) : (int32_t *)Y;
@@ -180,12 +256,45 @@ cairn_status_t quant_matmul(const kctx_t *k, const quant_mm_params_t *p, const v
     if (one_za)
         for (int64_t n = 0; n < N; n++)
             zt[n] = z2[n] * (uint32_t)za[0];
-    qmm_job_t j = {p,      c,  out32 ? (int32_t *)Y : NULL, any_za ? za : NULL, any_zb ? rs : NULL,
-                   z1,     z2, one_za ? zt : NULL,          any_za || any_zb,   out32 ? NULL : Y};
-    if (j.correct || !j.y32 || j.y32 != j.c) {
-        const int threads = k && k->pool && M * N >= 16384 ? k->threads : 1;
-        base_pool_parallel_for_1d(threads > 1 ? k->pool : NULL, (size_t)M, 0, qmm_rows, &j);
-    }
+    qmm_job_t j;
+    if (f)
+        j = *f;
+    else
+        memset(&j, 0, sizeof j);
+    j.p = p, j.c = c, j.y32 = out32 ? (int32_t *)Y : NULL;
+    j.za = any_za ? za : NULL, j.rs = any_zb ? rs : NULL;
+    j.z1 = z1, j.z2 = z2, j.zt = one_za ? zt : NULL, j.correct = any_za || any_zb;
+    j.y = out32 || f ? NULL : Y;
+    const int threads = k && k->pool && M * N >= 16384 ? k->threads : 1;
+    base_pool_t *pool = threads > 1 ? k->pool : NULL;
+    if (f)
+        base_pool_parallel_for_1d(pool, (size_t)((M + j.mr - 1) / j.mr), 1, qmm_f32_blocks, &j);
+    else if (j.correct || !j.y32 || j.y32 != j.c)
+        base_pool_parallel_for_1d(pool, (size_t)M, 0, qmm_rows, &j);
     base_scratch_put(ws, slot);
     return CAIRN_OK;
+}
+
+cairn_status_t quant_matmul(const kctx_t *k, const quant_mm_params_t *p, const void *A,
+                            const void *B, void *Y)
+{
+    return qmm(k, p, A, B, Y, NULL);
+}
+
+cairn_status_t quant_matmul_f32(const kctx_t *k, const quant_mm_params_t *p, const void *A,
+                                const void *B, const float *scale, int scale_vec,
+                                const gemm_epilogue_t *epi, float *Y)
+{
+    if (p->yt != CAIRN_DTYPE_UNDEFINED || !scale)
+        return base_error(CAIRN_ERR_INVALID_ARGUMENT,
+                          "quant_matmul_f32: no requantisation (yt must be undefined) and a "
+                          "scale is needed");
+    qmm_job_t f;
+    memset(&f, 0, sizeof f);
+    f.p = p, f.yf = Y, f.scale = scale, f.scale_vec = scale_vec, f.epi = epi;
+    gemm_f32_epilogue_tile_dims(&f.mr, &f.nr);
+    if (f.mr > 16 || f.nr > 32)
+        return base_error(CAIRN_ERR_UNSUPPORTED, "quant_matmul_f32: an f32 tile of %d x %d",
+                          f.mr, f.nr);
+    return qmm(k, p, A, B, NULL, &f);
 }

@@ -12,6 +12,7 @@
 #ifndef CAIRN_KERNELS_QUANT_H
 #define CAIRN_KERNELS_QUANT_H
 
+#include "kernels/gemm/gemm.h"
 #include "kernels/ktensor.h"
 
 #include <stddef.h>
@@ -61,6 +62,14 @@ cairn_status_t quant_matmul_ref(const quant_mm_params_t *p, const void *A, const
  * sums could overflow) and other types go to quant_matmul_ref. */
 cairn_status_t quant_matmul(const kctx_t *k, const quant_mm_params_t *p, const void *A,
                             const void *B, void *Y);
+/* The dequantising form (MatMulInteger -> Cast -> Mul(scale) and what
+ * follows, fused): Y (f32, M x N) = epilogue(acc * scale), acc the exact
+ * (A - azp)(B - bzp) sums (p->yt UNDEFINED), scale one value or (scale_vec)
+ * one per column, epi FusedMatMul's epilogue (bias per column, activation,
+ * residual, post-activation; NULL: none) with its arithmetic. */
+cairn_status_t quant_matmul_f32(const kctx_t *k, const quant_mm_params_t *p, const void *A,
+                                const void *B, const float *scale, int scale_vec,
+                                const gemm_epilogue_t *epi, float *Y);
 /* Whether quant_matmul runs a product of depth K on the int8 GEMM (else
  * the reference), for the plan's description of the step. */
 int quant_matmul_fast(int64_t K);
