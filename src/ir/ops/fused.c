@@ -70,6 +70,32 @@ static cairn_status_t fused_mm_kn(ir_infer_ctx_t *c, int64_t *K, int64_t *N)
     return CAIRN_OK;
 }
 
+cairn_status_t op_fused_check_acts(ir_infer_ctx_t *c, int act, int post)
+{
+    const int slots[2] = {act, post};
+    for (int s = 0; s < 2; s++) {
+        int64_t a = ir_attr_i(c->node, slots[s]);
+        if (a < GEMM_ACT_NONE || a > GEMM_ACT_CLIP)
+            return ir_infer_error(c, CAIRN_ERR_INVALID_ARGUMENT,
+                                  "%s %lld is not one of 0 (none) to %d (clip)",
+                                  s ? "post_activation" : "activation", (long long)a,
+                                  (int)GEMM_ACT_CLIP);
+    }
+    return CAIRN_OK;
+}
+
+void op_fused_mm_epilogue(const ir_node_t *n, gemm_epilogue_t *epi)
+{
+    memset(epi, 0, sizeof *epi);
+    epi->scale = ir_attr_f(n, FUSED_MM_ALPHA);
+    epi->act = (gemm_act_t)ir_attr_i(n, FUSED_MM_ACTIVATION);
+    epi->clip_lo = ir_attr_f(n, FUSED_MM_CLIP_MIN);
+    epi->clip_hi = ir_attr_f(n, FUSED_MM_CLIP_MAX);
+    epi->post_act = (gemm_act_t)ir_attr_i(n, FUSED_MM_POST_ACTIVATION);
+    epi->post_lo = ir_attr_f(n, FUSED_MM_POST_CLIP_MIN);
+    epi->post_hi = ir_attr_f(n, FUSED_MM_POST_CLIP_MAX);
+}
+
 cairn_status_t op_fused_matmul_infer(ir_infer_ctx_t *c)
 {
     const ir_type_t *a = &c->in[0];
@@ -78,15 +104,7 @@ cairn_status_t op_fused_matmul_infer(ir_infer_ctx_t *c)
                               cairn_dtype_name(a->dtype));
     int64_t K = IR_DIM_UNKNOWN, N = IR_DIM_UNKNOWN;
     BASE_TRY(fused_mm_kn(c, &K, &N));
-    static const int act_slots[2] = {FUSED_MM_ACTIVATION, FUSED_MM_POST_ACTIVATION};
-    for (int s = 0; s < 2; s++) {
-        int64_t act = ir_attr_i(c->node, act_slots[s]);
-        if (act < GEMM_ACT_NONE || act > GEMM_ACT_CLIP)
-            return ir_infer_error(c, CAIRN_ERR_INVALID_ARGUMENT,
-                                  "%s %lld is not one of 0 (none) to %d (clip)",
-                                  s ? "post_activation" : "activation", (long long)act,
-                                  (int)GEMM_ACT_CLIP);
-    }
+    BASE_TRY(op_fused_check_acts(c, FUSED_MM_ACTIVATION, FUSED_MM_POST_ACTIVATION));
     if (a->shape.rank == 0)
         return ir_infer_error(c, CAIRN_ERR_SHAPE, "A must have rank >= 1, got a scalar");
     if (a->shape.rank < 0) {
@@ -146,14 +164,7 @@ cairn_status_t op_fused_matmul_exec(const ir_node_t *n, const ktensor_t *in, int
         return CAIRN_OK;
     int64_t M = total / N;
     gemm_epilogue_t epi;
-    memset(&epi, 0, sizeof epi);
-    epi.scale = ir_attr_f(n, FUSED_MM_ALPHA);
-    epi.act = (gemm_act_t)ir_attr_i(n, FUSED_MM_ACTIVATION);
-    epi.clip_lo = ir_attr_f(n, FUSED_MM_CLIP_MIN);
-    epi.clip_hi = ir_attr_f(n, FUSED_MM_CLIP_MAX);
-    epi.post_act = (gemm_act_t)ir_attr_i(n, FUSED_MM_POST_ACTIVATION);
-    epi.post_lo = ir_attr_f(n, FUSED_MM_POST_CLIP_MIN);
-    epi.post_hi = ir_attr_f(n, FUSED_MM_POST_CLIP_MAX);
+    op_fused_mm_epilogue(n, &epi);
     if (n_in > 2 && in[2].data) {
         epi.bias_kind = GEMM_BIAS_COL;
         epi.bias = in[2].data;

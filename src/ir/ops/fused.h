@@ -5,6 +5,8 @@
 #ifndef CAIRN_IR_OPS_FUSED_H
 #define CAIRN_IR_OPS_FUSED_H
 
+#include "cairn.h"
+
 #include <stddef.h>
 
 /* FusedMatMul attribute slots, in schema order. "activation" holds a
@@ -24,6 +26,18 @@ enum {
     FUSED_MM_POST_CLIP_MIN,
     FUSED_MM_POST_CLIP_MAX
 };
+
+struct ir_node;
+struct ir_infer_ctx;
+struct gemm_epilogue;
+/* FusedMatMul's epilogue attributes (activation, alpha, clip bounds, the
+ * post-activation and its bounds; FusedMatMulInteger has the same slots)
+ * into *epi, bias and residual left unset (fused.c). */
+void op_fused_mm_epilogue(const struct ir_node *n, struct gemm_epilogue *epi);
+/* Checks the activation attributes in slots act and post are gemm_act_t
+ * values (FusedMatMul, FusedMatMulInteger, FusedConv): CAIRN_OK, or the
+ * infer error naming the bad one. */
+cairn_status_t op_fused_check_acts(struct ir_infer_ctx *c, int act, int post);
 
 /* FusedConv attribute slots (schema op_linalg_fusedconv_attrs): Conv's
  * six (auto_pad, dilations, group, kernel_shape, pads, strides), then the

@@ -715,15 +715,7 @@ cairn_status_t op_linalg_conv_infer(ir_infer_ctx_t *c)
         if (c->in[0].dtype != CAIRN_F32)
             return ir_infer_error(c, CAIRN_ERR_DTYPE, "FusedConv runs f32 only, got %s",
                                   cairn_dtype_name(c->in[0].dtype));
-        static const int act_slots[2] = {FUSED_CONV_ACTIVATION, FUSED_CONV_POST_ACTIVATION};
-        for (int s = 0; s < 2; s++) {
-            int64_t act = ir_attr_i(c->node, act_slots[s]);
-            if (act < GEMM_ACT_NONE || act > GEMM_ACT_CLIP)
-                return ir_infer_error(c, CAIRN_ERR_INVALID_ARGUMENT,
-                                      "%s %lld is not one of 0 (none) to %d (clip)",
-                                      s ? "post_activation" : "activation", (long long)act,
-                                      (int)GEMM_ACT_CLIP);
-        }
+        BASE_TRY(op_fused_check_acts(c, FUSED_CONV_ACTIVATION, FUSED_CONV_POST_ACTIVATION));
         if (present(c, 3)) {
             const ir_type_t *res = &c->in[3];
             if (res->dtype != CAIRN_F32)

@@ -427,15 +427,7 @@ cairn_status_t op_fused_mmint_infer(ir_infer_ctx_t *c)
     if (a->rank == 0)
         return ir_infer_error(c, CAIRN_ERR_SHAPE, "A must have rank >= 1, got a scalar");
     const int64_t N = b->d[1];
-    static const int act_slots[2] = {FUSED_MM_ACTIVATION, FUSED_MM_POST_ACTIVATION};
-    for (int s = 0; s < 2; s++) {
-        int64_t act = ir_attr_i(c->node, act_slots[s]);
-        if (act < GEMM_ACT_NONE || act > GEMM_ACT_CLIP)
-            return ir_infer_error(c, CAIRN_ERR_INVALID_ARGUMENT,
-                                  "%s %lld is not one of 0 (none) to %d (clip)",
-                                  s ? "post_activation" : "activation", (long long)act,
-                                  (int)GEMM_ACT_CLIP);
-    }
+    BASE_TRY(op_fused_check_acts(c, FUSED_MM_ACTIVATION, FUSED_MM_POST_ACTIVATION));
     BASE_TRY(q_vec_ok(&c->in[2].shape, N, "scale", "column of B"));
     if (present(c, 3)) {
         BASE_TRY(ir_infer_same_dtype(c, 0, 3));
@@ -496,14 +488,7 @@ cairn_status_t op_fused_mmint_exec(const ir_node_t *n, const ktensor_t *in, int 
     if (kpresent(in, n_in, 4))
         p.bzp = in[4].data, p.bzp_vec = kt_numel(&in[4]) > 1;
     gemm_epilogue_t epi;
-    memset(&epi, 0, sizeof epi);
-    epi.scale = ir_attr_f(n, FUSED_MM_ALPHA);
-    epi.act = (gemm_act_t)ir_attr_i(n, FUSED_MM_ACTIVATION);
-    epi.clip_lo = ir_attr_f(n, FUSED_MM_CLIP_MIN);
-    epi.clip_hi = ir_attr_f(n, FUSED_MM_CLIP_MAX);
-    epi.post_act = (gemm_act_t)ir_attr_i(n, FUSED_MM_POST_ACTIVATION);
-    epi.post_lo = ir_attr_f(n, FUSED_MM_POST_CLIP_MIN);
-    epi.post_hi = ir_attr_f(n, FUSED_MM_POST_CLIP_MAX);
+    op_fused_mm_epilogue(n, &epi);
     if (kpresent(in, n_in, 5))
         epi.bias_kind = GEMM_BIAS_COL, epi.bias = in[5].data;
     if (kpresent(in, n_in, 6))

@@ -91,27 +91,21 @@ typedef struct qdyn_job {
     uint8_t *y;
     float s, z;
     float *mn, *mx; /* per chunk (the first pass) */
+    int quantize;   /* the second pass */
 } qdyn_job_t;
 
-static void qdyn_minmax_task(void *ctx, size_t c0, size_t c1, int worker)
+/* chunks [c0, c1): their min / max (first pass) or their bytes (second) */
+static void qdyn_task(void *ctx, size_t c0, size_t c1, int worker)
 {
     (void)worker;
     const qdyn_job_t *j = ctx;
     for (size_t c = c0; c < c1; c++) {
         const int64_t i0 = (int64_t)c * QDYN_CHUNK;
         const int64_t len = j->n - i0 < QDYN_CHUNK ? j->n - i0 : QDYN_CHUNK;
-        qdyn_minmax(j->x + i0, len, &j->mn[c], &j->mx[c]);
-    }
-}
-
-static void qdyn_quantize_task(void *ctx, size_t c0, size_t c1, int worker)
-{
-    (void)worker;
-    const qdyn_job_t *j = ctx;
-    for (size_t c = c0; c < c1; c++) {
-        const int64_t i0 = (int64_t)c * QDYN_CHUNK;
-        const int64_t len = j->n - i0 < QDYN_CHUNK ? j->n - i0 : QDYN_CHUNK;
-        qdyn_quantize(j->x + i0, len, j->s, j->z, j->y + i0);
+        if (j->quantize)
+            qdyn_quantize(j->x + i0, len, j->s, j->z, j->y + i0);
+        else
+            qdyn_minmax(j->x + i0, len, &j->mn[c], &j->mx[c]);
     }
 }
 
@@ -123,11 +117,11 @@ void quant_dynamic(const kctx_t *k, const float *x, int64_t n, uint8_t *y, float
                             ? k->pool
                             : NULL;
     float mn = 0, mx = 0;
-    qdyn_job_t j = {x, n, y, 0, 0, NULL, NULL};
+    qdyn_job_t j = {x, n, y, 0, 0, NULL, NULL, 0};
     if (pool) {
         float cm[2 * QDYN_MAX_CHUNKS];
         j.mn = cm, j.mx = cm + QDYN_MAX_CHUNKS;
-        base_pool_parallel_for_1d(pool, (size_t)chunks, 1, qdyn_minmax_task, &j);
+        base_pool_parallel_for_1d(pool, (size_t)chunks, 1, qdyn_task, &j);
         for (int64_t c = 0; c < chunks; c++) { /* min / max: exact in any order */
             mn = j.mn[c] < mn ? j.mn[c] : mn;
             mx = j.mx[c] > mx ? j.mx[c] : mx;
@@ -149,9 +143,9 @@ void quant_dynamic(const kctx_t *k, const float *x, int64_t n, uint8_t *y, float
             y[i] = *zp; /* all-zero input: every value is the zero point */
         return;
     }
-    j.s = s, j.z = z;
+    j.s = s, j.z = z, j.quantize = 1;
     if (pool)
-        base_pool_parallel_for_1d(pool, (size_t)chunks, 1, qdyn_quantize_task, &j);
+        base_pool_parallel_for_1d(pool, (size_t)chunks, 1, qdyn_task, &j);
     else
         qdyn_quantize(x, n, s, z, y);
 }
