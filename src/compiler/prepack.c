@@ -9,7 +9,8 @@
  * Conv and FusedConv with a constant W and group 1 get W packed the same
  * way as the GEMM's left operand (FusedConv with packed = 1, w_shape).
  * FusedMBConv gets its two 1x1 weights packed as the GEMM's B (packed = 1,
- * channels = [C, E, M]).
+ * channels = [C, E, M]). FusedMatMulInteger gets its int8 B packed for the
+ * int8 GEMM with its column sums (quant_pack_b; packed = 1, k, n).
  */
 #include "compiler/rewrite.h"
 
@@ -19,6 +20,7 @@
 #include "kernels/conv/conv.h"
 #include "kernels/conv/mbconv.h"
 #include "kernels/gemm/gemm.h"
+#include "kernels/quant/quant.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -56,6 +58,27 @@ static void drop_if_unused(rw_t *r, int w)
 {
     if (r->uses[w] == 0 && !r->is_out[w])
         ir_value_set_blob(&r->g->values[w], NULL);
+}
+
+/* FusedMatMul's (and FusedMatMulInteger's) attributes with B packed (packed
+ * = 1, k, n); the post-residual activation's only when there is one. Their
+ * count. */
+static int mm_attrs(cairn_attr_t *attrs, int act, float alpha, float lo, float hi, int64_t K,
+                    int64_t N, int post, float plo, float phi)
+{
+    const cairn_attr_t a[10] = {
+        {"activation", CAIRN_ATTR_INT, act, 0.0f, NULL, NULL, NULL, 0, NULL},
+        {"alpha", CAIRN_ATTR_FLOAT, 0, alpha, NULL, NULL, NULL, 0, NULL},
+        {"clip_min", CAIRN_ATTR_FLOAT, 0, lo, NULL, NULL, NULL, 0, NULL},
+        {"clip_max", CAIRN_ATTR_FLOAT, 0, hi, NULL, NULL, NULL, 0, NULL},
+        {"packed", CAIRN_ATTR_INT, 1, 0.0f, NULL, NULL, NULL, 0, NULL},
+        {"k", CAIRN_ATTR_INT, K, 0.0f, NULL, NULL, NULL, 0, NULL},
+        {"n", CAIRN_ATTR_INT, N, 0.0f, NULL, NULL, NULL, 0, NULL},
+        {"post_activation", CAIRN_ATTR_INT, post, 0.0f, NULL, NULL, NULL, 0, NULL},
+        {"post_clip_min", CAIRN_ATTR_FLOAT, 0, plo, NULL, NULL, NULL, 0, NULL},
+        {"post_clip_max", CAIRN_ATTR_FLOAT, 0, phi, NULL, NULL, NULL, 0, NULL}};
+    memcpy(attrs, a, sizeof a);
+    return post ? 10 : 7;
 }
 
 static cairn_status_t pack_one(rw_t *r, int i)
@@ -120,19 +143,51 @@ static cairn_status_t pack_one(rw_t *r, int i)
     BASE_TRY(add_packed(r, bv->name, buf, size, &pv));
     int in[4] = {A, pv, bias, resid};
     int n_in = resid >= 0 ? 4 : bias >= 0 ? 3 : 2;
-    cairn_attr_t attrs[10] = {
-        {"activation", CAIRN_ATTR_INT, act, 0.0f, NULL, NULL, NULL, 0, NULL},
-        {"alpha", CAIRN_ATTR_FLOAT, 0, alpha, NULL, NULL, NULL, 0, NULL},
-        {"clip_min", CAIRN_ATTR_FLOAT, 0, lo, NULL, NULL, NULL, 0, NULL},
-        {"clip_max", CAIRN_ATTR_FLOAT, 0, hi, NULL, NULL, NULL, 0, NULL},
-        {"packed", CAIRN_ATTR_INT, 1, 0.0f, NULL, NULL, NULL, 0, NULL},
-        {"k", CAIRN_ATTR_INT, K, 0.0f, NULL, NULL, NULL, 0, NULL},
-        {"n", CAIRN_ATTR_INT, N, 0.0f, NULL, NULL, NULL, 0, NULL},
-        {"post_activation", CAIRN_ATTR_INT, post, 0.0f, NULL, NULL, NULL, 0, NULL},
-        {"post_clip_min", CAIRN_ATTR_FLOAT, 0, plo, NULL, NULL, NULL, 0, NULL},
-        {"post_clip_max", CAIRN_ATTR_FLOAT, 0, phi, NULL, NULL, NULL, 0, NULL}};
-    /* the post-residual activation's attributes only when there is one */
-    BASE_TRY(rw_try_replace(r, i, IR_OP_FusedMatMul, in, n_in, attrs, post ? 10 : 7, &i, 1));
+    cairn_attr_t attrs[10];
+    const int na = mm_attrs(attrs, act, alpha, lo, hi, K, N, post, plo, phi);
+    BASE_TRY(rw_try_replace(r, i, IR_OP_FusedMatMul, in, n_in, attrs, na, &i, 1));
+    drop_if_unused(r, B);
+    return CAIRN_OK;
+}
+
+/* FusedMatMulInteger with a constant 2-D int8 B: B and its column sums
+ * packed once (quant_pack_b, a u8 B flipped to s8), packed = 1 with k, n;
+ * only where K takes the int8 GEMM (quant_matmul_fast). */
+static cairn_status_t pack_int8(rw_t *r, int i)
+{
+    const ir_graph_t *g = r->g;
+    const ir_node_t *n = &g->nodes[i];
+    const int B = n->inputs[1];
+    const ir_value_t *bv = &g->values[B];
+    if (attr_i(n, "packed", 0) || bv->kind != IR_VALUE_CONSTANT || bv->type.shape.rank != 2 ||
+        (bv->type.dtype != CAIRN_U8 && bv->type.dtype != CAIRN_I8))
+        return CAIRN_OK;
+    const int64_t K = bv->type.shape.d[0], N = bv->type.shape.d[1];
+    if (!quant_matmul_fast(K) || N < 1)
+        return CAIRN_OK;
+    const size_t size = quant_packed_b_size(K, N);
+    ir_blob_t *buf = ir_blob_alloc(size);
+    if (!buf)
+        return base_error(CAIRN_ERR_OUT_OF_MEMORY, "out of memory");
+    cairn_status_t s = quant_pack_b(bv->type.dtype, K, N, bv->data, buf->data, size);
+    if (s != CAIRN_OK) {
+        ir_blob_unref(buf);
+        return base_error_prefix(s, "pre-packing B of node '%s': ", n->name);
+    }
+    int pv;
+    BASE_TRY(add_packed(r, bv->name, buf, size, &pv));
+    int in[7];
+    for (int k = 0; k < n->n_inputs && k < 7; k++)
+        in[k] = n->inputs[k];
+    in[1] = pv;
+    const float big = 3.402823466e38f;
+    cairn_attr_t attrs[10];
+    const int na = mm_attrs(attrs, attr_i(n, "activation", 0), attr_f(n, "alpha", 1.0f),
+                            attr_f(n, "clip_min", -big), attr_f(n, "clip_max", big), K, N,
+                            attr_i(n, "post_activation", 0), attr_f(n, "post_clip_min", -big),
+                            attr_f(n, "post_clip_max", big));
+    BASE_TRY(rw_try_replace(r, i, IR_OP_FusedMatMulInteger, in, n->n_inputs < 7 ? n->n_inputs : 7,
+                            attrs, na, &i, 1));
     drop_if_unused(r, B);
     return CAIRN_OK;
 }
@@ -305,6 +360,8 @@ cairn_status_t pass_prepack(ir_graph_t *g, const pass_ctx_t *c)
             s = pack_conv(&r, i);
         else if (!r.dead[i] && op == IR_OP_FusedMBConv)
             s = pack_mbconv(&r, i);
+        else if (!r.dead[i] && op == IR_OP_FusedMatMulInteger)
+            s = pack_int8(&r, i);
     }
     if (s != CAIRN_OK) {
         rw_free(&r);

@@ -664,10 +664,10 @@ void plan_step_kernel(const plan_step_t *st, char *buf, size_t cap)
     } else if (n->op == IR_OP_RMSNormalization && rms_fast(st)) {
         snprintf(buf, cap, "rmsnorm %s", knorm_f32_select()->name);
     } else if (n->op == IR_OP_FusedMatMulInteger && st->n_in > 0 && st->in[0].rank >= 1) {
-        snprintf(buf, cap, "%s %s, dequantised, epilogue:%s",
+        snprintf(buf, cap, "%s %s%s, dequantised, epilogue:%s",
                  quant_matmul_fast(st->in[0].shape[st->in[0].rank - 1]) ? "int8 gemm"
                                                                         : "int8 ref",
-                 gemm_s8_variant_name(),
+                 gemm_s8_variant_name(), ir_attr_i(n, FUSED_MM_PACKED) ? " packed-B" : "",
                  epilogue_str(st, FUSED_MM_ACTIVATION, FUSED_MM_POST_ACTIVATION, 5, 6, epi,
                               sizeof epi));
     } else if ((n->op == IR_OP_MatMulInteger || n->op == IR_OP_QLinearMatMul) && st->n_in > 0 &&

@@ -360,8 +360,8 @@ static void test_selection_errors(void)
  * DynamicQuantizeLinear -> MatMulInteger(xq, W int8, xz) -> Cast(f32) ->
  * Mul(Mul(xs, ws)) -> Add(bias) -> act -> Add(residual): one
  * FusedMatMulInteger (the DynamicQuantizeLinear and the scales' Mul stay),
- * whose outputs match the unfused graph's; with a second reader of the
- * Cast's output nothing fuses. */
+ * W packed by prepack, whose outputs match the unfused graph's; with a
+ * second reader of the Cast's output nothing fuses. */
 static void test_fuse_int8(const char *act, int second_reader)
 {
     cairn_graph_t *g;
@@ -402,6 +402,14 @@ static void test_fuse_int8(const char *act, int second_reader)
               has_source(n, "fc/Cast") && has_source(n, "fc/scale") && has_source(n, "fc/act") &&
               has_source(n, "residual") && ir_attr_i(n, FUSED_MM_ACTIVATION) != 0);
     }
+    ir_graph_destroy(cg);
+    /* prepack: W and its column sums packed for the int8 GEMM */
+    cg = compiled(g, "fuse_gemm,prepack");
+    n = find_op(cg, IR_OP_FusedMatMulInteger);
+    if (!second_reader)
+        CHECK(n && ir_attr_i(n, FUSED_MM_PACKED) == 1 && ir_attr_i(n, FUSED_MM_K) == 24 &&
+              ir_attr_i(n, FUSED_MM_N) == 40 && cg->values[n->inputs[1]].type.dtype == CAIRN_U8 &&
+              cg->values[n->inputs[1]].type.shape.rank == 1 && ir_graph_find_value(cg, "W") < 0);
     ir_graph_destroy(cg);
     int64_t dims[2][CAIRN_MAX_RANK] = {{2, 9, 24}, {2, 9, 40}};
     int ranks[2] = {3, 3};

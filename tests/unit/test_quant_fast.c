@@ -14,6 +14,7 @@
  * through the f32 epilogue) against the reference's sums and an epilogue
  * in double. Run under CAIRN_ISA=ref/avx2/avx512/avx512_bf16 by
  * ctest (the VNNI, 16-bit-pair and reference int8 kernels). */
+#include "base/alloc.h"
 #include "base/threadpool.h"
 #include "check.h"
 #include "kernels/quant/quant.h"
@@ -273,7 +274,23 @@ static int f32_case(cairn_dtype_t at, cairn_dtype_t bt, int64_t M, int64_t K, in
     CHECK_OK(quant_matmul_ref(&p, A, B, acc));
     memset(y, 0xff, sizeof(float) * (size_t)(M * N));
     kctx_t k = {threads > 1 ? pool2 : NULL, threads};
-    CHECK_OK(quant_matmul_f32(&k, &p, A, B, sc, scale_vec, &e, y));
+    CHECK_OK(quant_matmul_f32(&k, &p, A, B, 0, sc, scale_vec, &e, y));
+    /* B packed ahead (the prepack pass's form): the same bits */
+    const size_t psz = quant_packed_b_size(K, N);
+    void *pb = base_aligned_alloc(psz, 64);
+    float *yp = malloc(sizeof(float) * (size_t)(M * N));
+    if (quant_matmul_fast(K)) {
+        CHECK_OK(quant_pack_b(bt, K, N, B, pb, psz));
+        memset(yp, 0xff, sizeof(float) * (size_t)(M * N));
+        CHECK_OK(quant_matmul_f32(&k, &p, A, pb, 1, sc, scale_vec, &e, yp));
+        CHECK_MSG(memcmp(y, yp, sizeof(float) * (size_t)(M * N)) == 0,
+                  "quant_matmul_f32 with B packed ahead differs: M=%lld K=%lld N=%lld",
+                  (long long)M, (long long)K, (long long)N);
+    } else {
+        CHECK_FAILS(quant_pack_b(bt, K, N, B, pb, psz), CAIRN_ERR_INVALID_ARGUMENT, "K in");
+    }
+    base_aligned_free(pb);
+    free(yp);
     double worst = 0;
     for (int64_t i = 0; i < M; i++)
         for (int64_t n = 0; n < N; n++) {

@@ -417,16 +417,33 @@ cairn_status_t op_quant_mm_exec(const ir_node_t *n, const ktensor_t *in, int n_i
 cairn_status_t op_fused_mmint_infer(ir_infer_ctx_t *c)
 {
     BASE_TRY(ir_infer_check_dtype(c, 0, q_qtypes));
-    BASE_TRY(ir_infer_check_dtype(c, 1, q_qtypes));
     BASE_TRY(ir_infer_check_dtype(c, 2, q_f32));
     const ir_shape_t *a = &c->in[0].shape, *b = &c->in[1].shape;
     char b1[128], b2[128];
-    if (b->rank != 2)
-        return ir_infer_error(c, CAIRN_ERR_SHAPE, "B must be 2-D (K x N), got %s",
-                              sstr(b, b1, sizeof b1));
+    const int packed = (int)ir_attr_i(c->node, FUSED_MM_PACKED);
+    int64_t K, N;
+    if (packed) { /* B from quant_pack_b (the prepack pass): K, N in k, n */
+        K = ir_attr_i(c->node, FUSED_MM_K), N = ir_attr_i(c->node, FUSED_MM_N);
+        if (!quant_matmul_fast(K) || N < 1 || c->in[1].dtype != CAIRN_U8 || b->rank != 1)
+            return ir_infer_error(c, CAIRN_ERR_INVALID_ARGUMENT,
+                                  "packed B must be a 1-D u8 buffer with k in [1, 32768] and n "
+                                  ">= 1, got %s %s, k = %lld, n = %lld",
+                                  cairn_dtype_name(c->in[1].dtype), sstr(b, b1, sizeof b1),
+                                  (long long)K, (long long)N);
+        if (ir_dim_known(b->d[0]) && (size_t)b->d[0] < quant_packed_b_size(K, N))
+            return ir_infer_error(c, CAIRN_ERR_SHAPE,
+                                  "packed B holds %lld bytes but %lld x %lld needs %zu",
+                                  (long long)b->d[0], (long long)K, (long long)N,
+                                  quant_packed_b_size(K, N));
+    } else {
+        BASE_TRY(ir_infer_check_dtype(c, 1, q_qtypes));
+        if (b->rank != 2)
+            return ir_infer_error(c, CAIRN_ERR_SHAPE, "B must be 2-D (K x N), got %s",
+                                  sstr(b, b1, sizeof b1));
+        K = b->d[0], N = b->d[1];
+    }
     if (a->rank == 0)
         return ir_infer_error(c, CAIRN_ERR_SHAPE, "A must have rank >= 1, got a scalar");
-    const int64_t N = b->d[1];
     BASE_TRY(op_fused_check_acts(c, FUSED_MM_ACTIVATION, FUSED_MM_POST_ACTIVATION));
     BASE_TRY(q_vec_ok(&c->in[2].shape, N, "scale", "column of B"));
     if (present(c, 3)) {
@@ -434,7 +451,10 @@ cairn_status_t op_fused_mmint_infer(ir_infer_ctx_t *c)
         BASE_TRY(q_vec_ok(&c->in[3].shape, 1, "a_zero_point", "tensor"));
     }
     if (present(c, 4)) {
-        BASE_TRY(ir_infer_same_dtype(c, 1, 4));
+        if (packed)
+            BASE_TRY(ir_infer_check_dtype(c, 4, q_qtypes));
+        else
+            BASE_TRY(ir_infer_same_dtype(c, 1, 4));
         BASE_TRY(q_vec_ok(&c->in[4].shape, N, "b_zero_point", "column of B"));
     }
     if (present(c, 5)) {
@@ -450,11 +470,11 @@ cairn_status_t op_fused_mmint_infer(ir_infer_ctx_t *c)
         return CAIRN_OK;
     }
     const int64_t ka = a->d[a->rank - 1];
-    if (ir_dim_known(ka) && ir_dim_known(b->d[0]) && ka != b->d[0])
+    if (ir_dim_known(ka) && ir_dim_known(K) && ka != K)
         return ir_infer_error(c, CAIRN_ERR_SHAPE,
-                              "A %s and B %s: the inner dims %lld and %lld must match",
-                              sstr(a, b1, sizeof b1), sstr(b, b2, sizeof b2), (long long)ka,
-                              (long long)b->d[0]);
+                              "A %s and B (%lld x %lld): the inner dims %lld and %lld must match",
+                              sstr(a, b1, sizeof b1), (long long)K, (long long)N, (long long)ka,
+                              (long long)K);
     c->out[0].dtype = CAIRN_F32;
     c->out[0].shape = *a;
     c->out[0].shape.d[a->rank - 1] = N;
@@ -476,7 +496,10 @@ cairn_status_t op_fused_mmint_exec(const ir_node_t *n, const ktensor_t *in, int 
                                    ktensor_t *out, int n_out, void *ws, const kctx_t *k)
 {
     (void)n_out, (void)ws;
-    const int64_t K = in[1].shape[0], N = in[1].shape[1], total = kt_numel(&out[0]);
+    const int packed = (int)ir_attr_i(n, FUSED_MM_PACKED);
+    const int64_t K = packed ? ir_attr_i(n, FUSED_MM_K) : in[1].shape[0];
+    const int64_t N = packed ? ir_attr_i(n, FUSED_MM_N) : in[1].shape[1];
+    const int64_t total = kt_numel(&out[0]);
     if (total == 0 || N == 0)
         return CAIRN_OK;
     quant_mm_params_t p;
@@ -493,15 +516,17 @@ cairn_status_t op_fused_mmint_exec(const ir_node_t *n, const ktensor_t *in, int 
         epi.bias_kind = GEMM_BIAS_COL, epi.bias = in[5].data;
     if (kpresent(in, n_in, 6))
         epi.residual = in[6].data, epi.ldr = N;
-    return quant_matmul_f32(k, &p, in[0].data, in[1].data, in[2].data, kt_numel(&in[2]) > 1,
-                            &epi, out[0].data);
+    return quant_matmul_f32(k, &p, in[0].data, in[1].data, packed, in[2].data,
+                            kt_numel(&in[2]) > 1, &epi, out[0].data);
 }
 
 void op_fused_mmint_cost(const ir_node_t *n, const ktensor_t *in, int n_in, const ktensor_t *out,
                          int n_out, ir_cost_t *cost)
 {
     op_quant_cost(n, in, n_in, out, n_out, cost);
-    cost->flops = 2.0 * (double)kt_numel(&out[0]) * (double)in[1].shape[0];
+    const double K = (double)(ir_attr_i(n, FUSED_MM_PACKED) ? ir_attr_i(n, FUSED_MM_K)
+                                                            : in[1].shape[0]);
+    cost->flops = 2.0 * (double)kt_numel(&out[0]) * K;
 }
 
 /* ========================= ConvInteger / QLinearConv ========================= */

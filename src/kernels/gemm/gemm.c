@@ -1102,6 +1102,36 @@ void gemm_kern_run(const gemm_kern_t *kn, const kctx_t *k, int transA, int trans
     (void)gemm_launch(&j, k); /* an error is left in base_error */
 }
 
+int64_t gemm_kern_packed_rows(const gemm_kern_t *kn, int64_t K, int64_t *kc)
+{
+    gemm_blocking_t bl;
+    gemm_kern_blocking(kn, &bl);
+    *kc = gemm_kc_for(&bl, K, kn->kg);
+    return (K + kn->kg - 1) / kn->kg * kn->kg;
+}
+
+void gemm_kern_pack_b_all(const gemm_kern_t *kn, int64_t K, int64_t N, const void *B, int64_t ldb,
+                          int64_t kc, int64_t npad, void *dst)
+{
+    for (int64_t pc = 0; pc < K; pc += kc)
+        kn->pack_b(kn, 0, B, ldb, pc, 0, min64(kc, K - pc), N,
+                   (char *)dst + (size_t)(pc * npad) * (size_t)kn->esz);
+}
+
+void gemm_kern_run_packed(const gemm_kern_t *kn, const kctx_t *k, int64_t M, int64_t N, int64_t K,
+                          const void *A, int64_t lda, const void *packed, int64_t kc, int64_t npad,
+                          void *C, int64_t ldc)
+{
+    if (M <= 0 || N <= 0)
+        return;
+    gjob_t j;
+    job_init(&j, kn, 0, 0, M, N, K, 1.0f, A, lda, NULL, 0, 0.0f, C, ldc, NULL);
+    j.bl.kc = kc;
+    j.packed = packed;
+    j.npad = npad;
+    (void)gemm_launch(&j, k);
+}
+
 void gemm_f32_run(const gemm_f32_variant_t *v, const kctx_t *k, int transA, int transB,
                   int64_t M, int64_t N, int64_t K, float alpha, const float *A, int64_t lda,
                   const float *B, int64_t ldb, float beta, float *C, int64_t ldc,

@@ -271,6 +271,16 @@ void gemm_u8s8s32(const kctx_t *k, int transA, int transB, int64_t M, int64_t N,
 void gemm_f32_epilogue_tile_dims(int *mr, int *nr);
 void gemm_f32_epilogue_tile(const float *T, int m, int n, float *C, int64_t ldc,
                             const gemm_epilogue_t *epi, int64_t i, int64_t j);
+/* B (K x N int8, row stride ldb) packed once for gemm_u8s8s32_packed (a
+ * buffer of gemm_s8_packed_b_size bytes, valid in this process: it records
+ * the kernel it was made for), then C (M x N int32) = A B with A u8 (row
+ * stride lda): a weight packed at compile time rather than on every call. */
+size_t gemm_s8_packed_b_size(int64_t K, int64_t N);
+cairn_status_t gemm_s8_pack_b(int64_t K, int64_t N, const int8_t *B, int64_t ldb, void *packed,
+                              size_t size);
+cairn_status_t gemm_u8s8s32_packed(const kctx_t *k, int64_t M, int64_t N, int64_t K,
+                                   const uint8_t *A, int64_t lda, const void *packed, int32_t *C,
+                                   int64_t ldc);
 const char *gemm_bf16_variant_name(void);
 const char *gemm_s8_variant_name(void);
 

@@ -282,6 +282,16 @@ struct gemm_kern {
                   const char *pf, int64_t npf);
 };
 
+/* B (K x N, op(B) = B) packed ahead for kn: K blocks of kc (gemm_kern_packed_rows
+ * gives kc and the padded K, the buffer's rows: npad columns, N rounded up
+ * to NR, of esz bytes each), laid out as the driver reads a pre-packed B. */
+int64_t gemm_kern_packed_rows(const gemm_kern_t *kn, int64_t K, int64_t *kc);
+void gemm_kern_pack_b_all(const gemm_kern_t *kn, int64_t K, int64_t N, const void *B, int64_t ldb,
+                          int64_t kc, int64_t npad, void *dst);
+/* C = A B (beta 0, no epilogue) with B from gemm_kern_pack_b_all. */
+void gemm_kern_run_packed(const gemm_kern_t *kn, const kctx_t *k, int64_t M, int64_t N, int64_t K,
+                          const void *A, int64_t lda, const void *packed, int64_t kc, int64_t npad,
+                          void *C, int64_t ldc);
 /* The f32 variant v as a packed-path kernel (its packers and micro-kernel). */
 void gemm_kern_from_f32(const gemm_f32_variant_t *v, gemm_kern_t *kn);
 /* C = alpha op(A) op(B) + beta C through the packed path of kn, with the f32

@@ -443,6 +443,79 @@ void gemm_u8s8s32(const kctx_t *k, int transA, int transB, int64_t M, int64_t N,
                   accumulate ? 1.0f : 0.0f, C, ldc, NULL);
 }
 
+/* ---- int8 B packed ahead ---- */
+
+#define S8_PACKED_MAGIC 0x42503853u /* "S8PB" */
+#define S8_PACKED_HEADER 64
+typedef struct s8_packed_header {
+    uint32_t magic;
+    int32_t row; /* index into s8_rows */
+    int64_t K, N, kc, npad;
+} s8_packed_header_t;
+
+static int s8_row_of(const gemm_kern_t *kn)
+{
+    for (int i = 0; i < NROWS(s8_rows); i++)
+        if (!strcmp(s8_rows[i].name, kn->name))
+            return i;
+    return -1;
+}
+
+size_t gemm_s8_packed_b_size(int64_t K, int64_t N)
+{
+    const gemm_kern_t *kn = gemm_s8_select();
+    if (K < 0 || N < 0)
+        return 0;
+    int64_t kc;
+    const int64_t rows = gemm_kern_packed_rows(kn, K, &kc);
+    const int64_t npad = (N + kn->nr - 1) / kn->nr * kn->nr;
+    return S8_PACKED_HEADER + (size_t)(rows * npad) * (size_t)kn->esz; /* 16-bit pairs: 2 */
+}
+
+cairn_status_t gemm_s8_pack_b(int64_t K, int64_t N, const int8_t *B, int64_t ldb, void *packed,
+                              size_t size)
+{
+    const gemm_kern_t *kn = gemm_s8_select();
+    if (K < 0 || N < 0 || !packed || (K * N > 0 && !B) || ldb < N)
+        return base_error(CAIRN_ERR_INVALID_ARGUMENT,
+                          "gemm_s8_pack_b: K=%lld N=%lld ldb=%lld, B %p, buffer %p",
+                          (long long)K, (long long)N, (long long)ldb, (const void *)B, packed);
+    const size_t need = gemm_s8_packed_b_size(K, N);
+    if (size < need)
+        return base_error(CAIRN_ERR_INVALID_ARGUMENT,
+                          "gemm_s8_pack_b: buffer of %zu bytes, K=%lld x N=%lld needs %zu", size,
+                          (long long)K, (long long)N, need);
+    s8_packed_header_t h = {S8_PACKED_MAGIC, s8_row_of(kn), K, N, 0,
+                            (N + kn->nr - 1) / kn->nr * kn->nr};
+    gemm_kern_packed_rows(kn, K, &h.kc);
+    memset(packed, 0, S8_PACKED_HEADER);
+    memcpy(packed, &h, sizeof h);
+    gemm_kern_pack_b_all(kn, K, N, B, ldb, h.kc, h.npad, (char *)packed + S8_PACKED_HEADER);
+    return CAIRN_OK;
+}
+
+cairn_status_t gemm_u8s8s32_packed(const kctx_t *k, int64_t M, int64_t N, int64_t K,
+                                   const uint8_t *A, int64_t lda, const void *packed, int32_t *C,
+                                   int64_t ldc)
+{
+    s8_packed_header_t h;
+    if (!packed)
+        return base_error(CAIRN_ERR_INVALID_ARGUMENT, "gemm_u8s8s32_packed: null packed B");
+    memcpy(&h, packed, sizeof h);
+    const gemm_kern_t *kn = gemm_s8_select();
+    if (h.magic != S8_PACKED_MAGIC || h.row != s8_row_of(kn))
+        return base_error(CAIRN_ERR_INVALID_ARGUMENT,
+                          "gemm_u8s8s32_packed: the buffer was not made by gemm_s8_pack_b for "
+                          "the %s kernel", kn->name);
+    if (h.K != K || h.N != N)
+        return base_error(CAIRN_ERR_SHAPE,
+                          "gemm_u8s8s32_packed: B was packed as %lld x %lld, called with %lld x "
+                          "%lld", (long long)h.K, (long long)h.N, (long long)K, (long long)N);
+    gemm_kern_run_packed(kn, k, M, N, K, A, lda, (const char *)packed + S8_PACKED_HEADER, h.kc,
+                         h.npad, C, ldc);
+    return CAIRN_OK;
+}
+
 /* ---- f32 <-> bf16 arrays ---- */
 
 static cairn_isa_t cvt_level(cairn_isa_t cap)

@@ -155,6 +155,84 @@ static void qmm_f32_blocks(void *ctx, size_t b0, size_t b1, int worker)
 
 int quant_matmul_fast(int64_t K) { return K >= 1 && K <= QMM_MAX_K; }
 
+/* ---- B packed ahead: [header][column sums, int32][gemm_s8_pack_b's buffer] ---- */
+
+#define QMM_PACKED_MAGIC 0x42504d51u /* "QMPB" */
+typedef struct qmm_packed_header {
+    uint32_t magic;
+    int32_t bt; /* B's type as given (u8: flipped to s8 in the buffer) */
+    int64_t K, N;
+} qmm_packed_header_t;
+
+static size_t qmm_colsum_bytes(int64_t N) { return base_round_up((size_t)N * 4, BASE_ALIGN); }
+
+size_t quant_packed_b_size(int64_t K, int64_t N)
+{
+    if (K < 0 || N < 0)
+        return 0;
+    return BASE_ALIGN + qmm_colsum_bytes(N) + gemm_s8_packed_b_size(K, N);
+}
+
+cairn_status_t quant_pack_b(cairn_dtype_t bt, int64_t K, int64_t N, const void *B, void *dst,
+                            size_t size)
+{
+    if ((bt != CAIRN_U8 && bt != CAIRN_I8) || !quant_matmul_fast(K) || N < 1 || !B || !dst)
+        return base_error(CAIRN_ERR_INVALID_ARGUMENT,
+                          "quant_pack_b: B must be u8 or i8, K in [1, %d], N >= 1 (got %s, "
+                          "K=%lld, N=%lld)", QMM_MAX_K, cairn_dtype_name(bt), (long long)K,
+                          (long long)N);
+    if (size < quant_packed_b_size(K, N) || (uintptr_t)dst % BASE_ALIGN)
+        return base_error(CAIRN_ERR_INVALID_ARGUMENT,
+                          "quant_pack_b: the buffer (%zu bytes) must hold %zu and be %d-byte "
+                          "aligned", size, quant_packed_b_size(K, N), BASE_ALIGN);
+    int8_t *b = (int8_t *)B;
+    int slot = -1;
+    if (bt == CAIRN_U8) { /* to s8 by its sign bit, as quant_matmul does per call */
+        b = base_scratch_get((size_t)(K * N), &slot);
+        if (!b)
+            return base_error(CAIRN_ERR_OUT_OF_MEMORY, "quant_pack_b: no memory for %lld bytes",
+                              (long long)(K * N));
+        for (int64_t i = 0; i < K * N; i++)
+            b[i] = (int8_t)(((const uint8_t *)B)[i] ^ 0x80u);
+    }
+    qmm_packed_header_t h = {QMM_PACKED_MAGIC, (int32_t)bt, K, N};
+    memset(dst, 0, BASE_ALIGN);
+    memcpy(dst, &h, sizeof h);
+    int32_t *cs = (int32_t *)((char *)dst + BASE_ALIGN);
+    for (int64_t n = 0; n < N; n++)
+        cs[n] = 0;
+    for (int64_t kk = 0; kk < K; kk++)
+        for (int64_t n = 0; n < N; n++)
+            cs[n] += b[kk * N + n];
+    char *g = (char *)dst + BASE_ALIGN + qmm_colsum_bytes(N);
+    cairn_status_t st = gemm_s8_pack_b(K, N, b, N, g, gemm_s8_packed_b_size(K, N));
+    if (slot >= 0)
+        base_scratch_put(b, slot);
+    return st;
+}
+
+/* the parts of a buffer from quant_pack_b for a K x N B; NULL if it is not one */
+static const qmm_packed_t *qmm_packed_open(const void *buf, int64_t K, int64_t N,
+                                           qmm_packed_t *out)
+{
+    qmm_packed_header_t h;
+    if (!buf)
+        return NULL;
+    memcpy(&h, buf, sizeof h);
+    if (h.magic != QMM_PACKED_MAGIC || h.K != K || h.N != N)
+        return NULL;
+    out->bt = (cairn_dtype_t)h.bt;
+    out->colsum = (const int32_t *)((const char *)buf + BASE_ALIGN);
+    out->gemm = (const char *)buf + BASE_ALIGN + qmm_colsum_bytes(N);
+    return out;
+}
+
+cairn_dtype_t quant_packed_b_type(const void *buf, int64_t K, int64_t N)
+{
+    qmm_packed_t pk;
+    return qmm_packed_open(buf, K, N, &pk) ? pk.bt : CAIRN_DTYPE_UNDEFINED;
+}
+
 static size_t qmm_up(size_t b) { return base_round_up(b, BASE_ALIGN); }
 
 /* The f32 form's pass over the reference's sums (K past QMM_MAX_K):
@@ -197,15 +275,19 @@ static cairn_status_t qmm(const kctx_t *k, const quant_mm_params_t *p, const voi
         return CAIRN_OK;
     if (!quant_matmul_fast(K) || !types_ok)
         return f ? qmm_f32_via_ref(k, f, A, B) : quant_matmul_ref(p, A, B, Y);
-    const int flip_a = p->at == CAIRN_I8, flip_b = p->bt == CAIRN_U8;
+    /* B packed ahead (quant_pack_b): flipped already, its column sums kept */
+    const qmm_packed_t *pk = p->b_packed;
+    const int flip_a = p->at == CAIRN_I8, shift_b = p->bt == CAIRN_U8, flip_b = shift_b && !pk;
     const int out32 = p->yt == CAIRN_DTYPE_UNDEFINED && !f;
     /* the zero points in the operands' new domains decide what is needed:
-     * B's column sums (a row of ones under A') when some za' is not 0 */
+     * B's column sums (a row of ones under A', or the packed B's) when
+     * some za' is not 0 */
     int any_za = 0;
     for (int64_t i = 0; i < M && !any_za; i++)
         any_za = (p->azp ? q_load(p->azp, p->at, p->azp_vec ? i : 0) : 0) + (flip_a ? 128 : 0) != 0;
-    const int64_t Mg = M + any_za; /* the GEMM's rows */
-    const int copy_a = flip_a || any_za, own_c = !out32 || any_za || f;
+    const int ones = any_za && !pk;
+    const int64_t Mg = M + ones; /* the GEMM's rows */
+    const int copy_a = flip_a || ones, own_c = !out32 || ones || f;
     const size_t sa = copy_a ? qmm_up((size_t)(Mg * K)) : 0;
     const size_t sb = flip_b ? qmm_up((size_t)(K * N)) : 0;
     const size_t sc = own_c ? qmm_up((size_t)(Mg * N) * sizeof(int32_t)) : 0;
@@ -213,6 +295,10 @@ static cairn_status_t qmm(const kctx_t *k, const quant_mm_params_t *p, const voi
     const size_t sv = sm + qmm_up((size_t)(3 * N) * sizeof(uint32_t));
     int slot;
     char *ws = base_scratch_get(sa + sb + sc + sv, &slot);
+    if (!ws && pk)
+        return base_error(CAIRN_ERR_OUT_OF_MEMORY,
+                          "quantised matmul: no memory for %zu bytes of scratch",
+                          sa + sb + sc + sv);
     if (!ws) /* the reference needs no scratch but a row */
         return f ? qmm_f32_via_ref(k, f, A, B) : quant_matmul_ref(p, A, B, Y);
     uint8_t *a = copy_a ? (uint8_t *)ws : (uint8_t *)A;
@@ -224,24 +310,33 @@ static cairn_status_t qmm(const kctx_t *k, const quant_mm_params_t *p, const voi
         const uint8_t flip = flip_a ? 0x80u : 0;
         for (int64_t i = 0; i < M * K; i++)
             a[i] = (uint8_t)(((const uint8_t *)A)[i] ^ flip);
-        if (any_za)
+        if (ones)
             memset(a + M * K, 1, (size_t)K);
     }
     if (flip_b)
         for (int64_t i = 0; i < K * N; i++)
             b[i] = (int8_t)(((const uint8_t *)B)[i] ^ 0x80u);
-    gemm_u8s8s32(k, 0, 0, Mg, N, K, a, K, b, N, c, N, 0);
+    if (pk) {
+        cairn_status_t st = gemm_u8s8s32_packed(k, M, N, K, a, K, pk->gemm, c, N);
+        if (st != CAIRN_OK) {
+            base_scratch_put(ws, slot);
+            return st;
+        }
+    } else {
+        gemm_u8s8s32(k, 0, 0, Mg, N, K, a, K, b, N, c, N, 0);
+    }
 
     int any_zb = 0;
     for (int64_t i = 0; i < M; i++)
         za[i] = (p->azp ? q_load(p->azp, p->at, p->azp_vec ? i : 0) : 0) + (flip_a ? 128 : 0);
     for (int64_t n = 0; n < N; n++) {
         const int32_t zb = (p->bzp ? q_load(p->bzp, p->bt, p->bzp_vec ? n : 0) : 0) -
-                           (flip_b ? 128 : 0);
+                           (shift_b ? 128 : 0);
         any_zb |= zb != 0;
         z1[n] = 0u - (uint32_t)zb;
-        /* K zb' - S_j, S_j the ones row's sums */
-        z2[n] = (uint32_t)K * (uint32_t)zb - (any_za ? (uint32_t)c[M * N + n] : 0u);
+        /* K zb' - S_j, S_j the ones row's sums (or the packed B's) */
+        const uint32_t sj = !any_za ? 0u : pk ? (uint32_t)pk->colsum[n] : (uint32_t)c[M * N + n];
+        z2[n] = (uint32_t)K * (uint32_t)zb - sj;
     }
     if (any_zb)
         for (int64_t i = 0; i < M; i++) {
@@ -282,13 +377,24 @@ cairn_status_t quant_matmul(const kctx_t *k, const quant_mm_params_t *p, const v
 }
 
 cairn_status_t quant_matmul_f32(const kctx_t *k, const quant_mm_params_t *p, const void *A,
-                                const void *B, const float *scale, int scale_vec,
+                                const void *B, int b_packed, const float *scale, int scale_vec,
                                 const gemm_epilogue_t *epi, float *Y)
 {
     if (p->yt != CAIRN_DTYPE_UNDEFINED || !scale)
         return base_error(CAIRN_ERR_INVALID_ARGUMENT,
                           "quant_matmul_f32: no requantisation (yt must be undefined) and a "
                           "scale is needed");
+    qmm_packed_t pk;
+    quant_mm_params_t q = *p;
+    if (b_packed) {
+        if (!qmm_packed_open(B, p->K, p->N, &pk))
+            return base_error(CAIRN_ERR_INVALID_ARGUMENT,
+                              "quant_matmul_f32: B is not a buffer from quant_pack_b for %lld x "
+                              "%lld", (long long)p->K, (long long)p->N);
+        q.b_packed = &pk;
+        q.bt = pk.bt;
+        p = &q;
+    }
     qmm_job_t f;
     memset(&f, 0, sizeof f);
     f.p = p, f.yf = Y, f.scale = scale, f.scale_vec = scale_vec, f.epi = epi;

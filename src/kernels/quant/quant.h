@@ -45,6 +45,7 @@ void quant_dynamic(const kctx_t *k, const float *x, int64_t n, uint8_t *y, float
  * or requantised (QLinearMatMul: yt u8/i8) as
  * saturate(round(acc * (as * bs / ys)) + yzp). Zero points / scales are
  * scalars or, with the *_vec flags, one per row of A / per column of B. */
+struct qmm_packed;
 typedef struct quant_mm_params {
     int64_t M, K, N;
     cairn_dtype_t at, bt, yt;
@@ -53,7 +54,15 @@ typedef struct quant_mm_params {
     const float *as, *bs;
     int as_vec, bs_vec;
     float ys;
+    const struct qmm_packed *b_packed; /* set inside mm.c only */
 } quant_mm_params_t;
+
+/* A B packed ahead by quant_pack_b, opened (mm.c) */
+typedef struct qmm_packed {
+    cairn_dtype_t bt;      /* its type as given */
+    const int32_t *colsum; /* sum over k of each column (after the u8 flip) */
+    const void *gemm;      /* gemm_s8_pack_b's buffer */
+} qmm_packed_t;
 cairn_status_t quant_matmul_ref(const quant_mm_params_t *p, const void *A, const void *B,
                                 void *Y);
 /* The same results through the int8 GEMM (mm.c) on k's pool: A and B
@@ -66,10 +75,21 @@ cairn_status_t quant_matmul(const kctx_t *k, const quant_mm_params_t *p, const v
  * follows, fused): Y (f32, M x N) = epilogue(acc * scale), acc the exact
  * (A - azp)(B - bzp) sums (p->yt UNDEFINED), scale one value or (scale_vec)
  * one per column, epi FusedMatMul's epilogue (bias per column, activation,
- * residual, post-activation; NULL: none) with its arithmetic. */
+ * residual, post-activation; NULL: none) with its arithmetic. With b_packed
+ * B is quant_pack_b's buffer (p->bt is then read from it). */
 cairn_status_t quant_matmul_f32(const kctx_t *k, const quant_mm_params_t *p, const void *A,
-                                const void *B, const float *scale, int scale_vec,
+                                const void *B, int b_packed, const float *scale, int scale_vec,
                                 const gemm_epilogue_t *epi, float *Y);
+/* B (K x N, u8 or i8, K within quant_matmul_fast) packed once for
+ * quant_matmul_f32, which takes the buffer in B's place (weights packed at
+ * compile time: the prepack pass): the int8 GEMM's packed B (a u8 B
+ * flipped to s8 first) and B's column sums. quant_packed_b_size bytes,
+ * 64-byte aligned, valid in this process. quant_packed_b_type: the type B
+ * had, or UNDEFINED when buf is not such a buffer for K x N. */
+size_t quant_packed_b_size(int64_t K, int64_t N);
+cairn_status_t quant_pack_b(cairn_dtype_t bt, int64_t K, int64_t N, const void *B, void *dst,
+                            size_t size);
+cairn_dtype_t quant_packed_b_type(const void *buf, int64_t K, int64_t N);
 /* Whether quant_matmul runs a product of depth K on the int8 GEMM (else
  * the reference), for the plan's description of the step. */
 int quant_matmul_fast(int64_t K);
