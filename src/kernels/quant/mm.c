@@ -27,6 +27,12 @@
  *
  * Cost beyond the GEMM: the sign flips (M K or K N bytes, only for i8 A /
  * u8 B), the row and column sums (M K + K N) and one pass over M N.
+ *
+ * quant_matmul_f32 (FusedMatMulInteger) makes the same sums and, in that
+ * pass, multiplies them by the scales into f32 tiles that the f32 GEMM's
+ * epilogue (tile_store: bias, activation, residual) stores. A B packed
+ * ahead (quant_pack_b, the prepack pass) is flipped already and carries
+ * its column sums, so neither the flip nor the ones row runs per call.
  */
 #include "kernels/quant/quant.h"
 #include "kernels/quant/quant_internal.h"
@@ -273,6 +279,10 @@ static cairn_status_t qmm(const kctx_t *k, const quant_mm_params_t *p, const voi
                           p->yt == CAIRN_I8);
     if (M <= 0 || N <= 0)
         return CAIRN_OK;
+    if ((!quant_matmul_fast(K) || !types_ok) && p->b_packed) /* quant_pack_b refuses these */
+        return base_error(CAIRN_ERR_INVALID_ARGUMENT,
+                          "quantised matmul: a packed B with K=%lld or these types cannot run",
+                          (long long)K);
     if (!quant_matmul_fast(K) || !types_ok)
         return f ? qmm_f32_via_ref(k, f, A, B) : quant_matmul_ref(p, A, B, Y);
     /* B packed ahead (quant_pack_b): flipped already, its column sums kept */
