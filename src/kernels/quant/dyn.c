@@ -1,6 +1,7 @@
 /*
  * DynamicQuantizeLinear (quant.h's quant_dynamic): quant_dynamic_ref's
- * results, bit for bit, in two vector passes over x (SSE2, the x86-64
+ * results, bit for bit, in two vector passes over x (AVX-512 in
+ * x86_avx512.c where the CPU and the ISA cap allow; else SSE2, the x86-64
  * baseline; plain C elsewhere and for the last few elements).
  *
  *   1. min and max with 0 (minps / maxps keep the running value when x is
@@ -19,7 +20,10 @@
 #include "kernels/quant/quant.h"
 #include "kernels/quant/quant_internal.h"
 
+#include "base/cpu.h"
 #include "base/threadpool.h"
+
+#include <stdatomic.h>
 
 #if defined(__x86_64__)
 #include <emmintrin.h>
@@ -28,11 +32,31 @@
 #define QDYN_SSE2 0
 #endif
 
-const char *quant_dynamic_path(void) { return QDYN_SSE2 ? "sse2" : "c"; }
+/* AVX-512 where the CPU and the CAIRN_ISA cap allow (chosen once) */
+static int qdyn_avx512(void)
+{
+#if defined(__x86_64__)
+    static _Atomic int use = -1;
+    int u = atomic_load_explicit(&use, memory_order_relaxed);
+    if (u < 0) {
+        u = base_isa_select(CAIRN_ISA_AUTO) >= CAIRN_ISA_AVX512;
+        atomic_store_explicit(&use, u, memory_order_relaxed);
+    }
+    return u;
+#else
+    return 0;
+#endif
+}
+
+const char *quant_dynamic_path(void) { return qdyn_avx512() ? "avx512" : QDYN_SSE2 ? "sse2" : "c"; }
 
 /* min and max with 0 of x[0, n) into *mn, *mx */
 static void qdyn_minmax(const float *x, int64_t n, float *mn_out, float *mx_out)
 {
+    if (qdyn_avx512()) {
+        quant_dyn_minmax_avx512(x, n, mn_out, mx_out);
+        return;
+    }
     float mn = 0, mx = 0;
     int64_t i = 0;
 #if QDYN_SSE2
@@ -62,6 +86,10 @@ static void qdyn_minmax(const float *x, int64_t n, float *mn_out, float *mx_out)
 /* y[0, n) from x[0, n): saturate(round(x / s) + z), s > 0 */
 static void qdyn_quantize(const float *x, int64_t n, float s, float z, uint8_t *y)
 {
+    if (qdyn_avx512()) {
+        quant_dyn_quantize_avx512(x, n, s, z, y);
+        return;
+    }
     int64_t i = 0;
 #if QDYN_SSE2
     const __m128 vs = _mm_set1_ps(s), vz = _mm_set1_ps(z), magic = _mm_set1_ps(12582912.0f);

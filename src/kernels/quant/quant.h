@@ -93,8 +93,13 @@ cairn_dtype_t quant_packed_b_type(const void *buf, int64_t K, int64_t N);
 /* Whether quant_matmul runs a product of depth K on the int8 GEMM (else
  * the reference), for the plan's description of the step. */
 int quant_matmul_fast(int64_t K);
-/* The DynamicQuantizeLinear path quant_dynamic takes ("sse2" or "c"). */
+/* The DynamicQuantizeLinear path quant_dynamic takes ("avx512", "sse2" or
+ * "c"). */
 const char *quant_dynamic_path(void);
+/* Its AVX-512 passes (x86_avx512.c; called only where the CPU has them):
+ * min and max with 0 of x[0, n); y = saturate(round(x / s) + z). */
+void quant_dyn_minmax_avx512(const float *x, int64_t n, float *mn_out, float *mx_out);
+void quant_dyn_quantize_avx512(const float *x, int64_t n, float s, float z, uint8_t *y);
 
 /* Widens u8/i8 x to double minus its zero point zp[c] (zp NULL: 0) along
  * the axis layout ax; for feeding the double convolution kernel exactly. */

@@ -1,0 +1,59 @@
+/*
+ * AVX-512 passes of DynamicQuantizeLinear (dyn.c picks them where the CPU
+ * and the CAIRN_ISA cap allow): dyn.c's SSE2 passes on 16 lanes, the tail
+ * under a mask, the same results bit for bit (vminps / vmaxps keep the
+ * running value for a NaN, vdivps rounds as the scalar division, the
+ * 1.5 2^23 add and subtract rounds half to even). Each quantise step is a
+ * division, which bounds the pass: 16 lanes a vdivps against SSE2's 4.
+ * Compiled with -mavx512f (CMakeLists.txt).
+ */
+#include "kernels/quant/quant.h"
+
+#if defined(__x86_64__) && defined(__AVX512F__)
+#include <immintrin.h>
+
+void quant_dyn_minmax_avx512(const float *x, int64_t n, float *mn_out, float *mx_out)
+{
+    __m512 mn = _mm512_setzero_ps(), mx = _mm512_setzero_ps();
+    int64_t i = 0;
+    for (; i + 16 <= n; i += 16) {
+        const __m512 v = _mm512_loadu_ps(x + i);
+        mn = _mm512_min_ps(v, mn);
+        mx = _mm512_max_ps(v, mx);
+    }
+    if (i < n) { /* the masked-off lanes load 0, which changes neither */
+        const __m512 v = _mm512_maskz_loadu_ps((__mmask16)((1u << (n - i)) - 1u), x + i);
+        mn = _mm512_min_ps(v, mn);
+        mx = _mm512_max_ps(v, mx);
+    }
+    *mn_out = _mm512_reduce_min_ps(mn);
+    *mx_out = _mm512_reduce_max_ps(mx);
+}
+
+void quant_dyn_quantize_avx512(const float *x, int64_t n, float s, float z, uint8_t *y)
+{
+    const __m512 vs = _mm512_set1_ps(s), vz = _mm512_set1_ps(z);
+    const __m512 magic = _mm512_set1_ps(12582912.0f), zero = _mm512_setzero_ps();
+    const __m512 top = _mm512_set1_ps(255.0f);
+    for (int64_t i = 0; i < n; i += 16) {
+        const __mmask16 m = n - i >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << (n - i)) - 1u);
+        __m512 v = _mm512_div_ps(_mm512_maskz_loadu_ps(m, x + i), vs);
+        v = _mm512_add_ps(_mm512_sub_ps(_mm512_add_ps(v, magic), magic), vz);
+        v = _mm512_min_ps(_mm512_max_ps(v, zero), top);
+        _mm512_mask_cvtusepi32_storeu_epi8(y + i, m, _mm512_cvtps_epu32(v));
+    }
+}
+
+#else
+
+void quant_dyn_minmax_avx512(const float *x, int64_t n, float *mn_out, float *mx_out)
+{
+    (void)x, (void)n, (void)mn_out, (void)mx_out;
+}
+
+void quant_dyn_quantize_avx512(const float *x, int64_t n, float s, float z, uint8_t *y)
+{
+    (void)x, (void)n, (void)s, (void)z, (void)y;
+}
+
+#endif
