@@ -1,4 +1,6 @@
 /* The quant family's fast kernels against their references, bit for bit.
+ * quant_quantize / quant_dequantize (QuantizeLinear / DequantizeLinear):
+ * per tensor and per axis, NaN, infinities, ties, saturation.
  * quant_dynamic (DynamicQuantizeLinear): lengths around its 4- and
  * 16-element steps, mixed signs, one-signed and all-zero inputs, NaN and
  * infinities, values at the rounding ties. quant_matmul (MatMulInteger /
@@ -227,6 +229,60 @@ static void test_dynamic(void)
     CHECK_MSG(fails == 0, "%d DynamicQuantizeLinear cases differ", fails);
 }
 
+/* quant_quantize / quant_dequantize (QuantizeLinear, DequantizeLinear)
+ * against their references bit for bit: per tensor and per axis (runs of
+ * one channel that start and end inside the pool's chunks), u8 and i8,
+ * zero points present or not, values on and between the steps (rounding
+ * ties), past the type's range, NaN and infinities. */
+static int qdq_case(int64_t outer, int64_t C, int64_t inner, cairn_dtype_t qt, int zp, int threads)
+{
+    const int64_t n = outer * C * inner;
+    quant_axis_t ax = {outer, C, inner};
+    float *x = malloc(sizeof(float) * (size_t)n), *sc = malloc(sizeof(float) * (size_t)C);
+    uint8_t *zpv = malloc((size_t)C), *qw = malloc((size_t)n + 1), *qg = malloc((size_t)n + 1);
+    float *fw = malloc(sizeof(float) * (size_t)n), *fg = malloc(sizeof(float) * (size_t)n + 4);
+    for (int64_t c = 0; c < C; c++)
+        sc[c] = (float)check_rng_uniform(&rng, 0.01, 0.1);
+    fill_q(qt, zpv, C, 0);
+    for (int64_t i = 0; i < n; i++) {
+        const int64_t c = (i / inner) % C, kind = i % 11;
+        const double u = check_rng_uniform(&rng, -1, 1);
+        x[i] = kind == 0   ? (float)((double)rnd(-300, 300) * 0.5 * sc[c]) /* ties */
+               : kind == 1 ? (float)(u * 1e3)                               /* saturates */
+               : kind == 2 && i % 7 == 0 ? NAN
+               : kind == 3 && i % 5 == 0 ? (i & 1 ? INFINITY : -INFINITY)
+                                         : (float)(u * 4.0);
+    }
+    kctx_t k = {threads > 1 ? pool2 : NULL, threads};
+    quant_quantize_ref(CAIRN_F32, x, sc, zp ? zpv : NULL, qt, qw, &ax);
+    qg[n] = 0xa5;
+    quant_quantize(&k, CAIRN_F32, x, sc, zp ? zpv : NULL, qt, qg, &ax);
+    int ok = memcmp(qw, qg, (size_t)n) == 0 && qg[n] == 0xa5;
+    quant_dequantize_ref(qt, qw, sc, zp ? zpv : NULL, fw, &ax);
+    fg[n] = 12345.0f;
+    quant_dequantize(&k, qt, qw, sc, zp ? zpv : NULL, fg, &ax);
+    ok = ok && memcmp(fw, fg, sizeof(float) * (size_t)n) == 0 && fg[n] == 12345.0f;
+    CHECK_MSG(ok, "QuantizeLinear / DequantizeLinear %s outer %lld C %lld inner %lld zp %d "
+                  "threads %d differ from the references",
+              tname(qt), (long long)outer, (long long)C, (long long)inner, zp, threads);
+    free(x), free(sc), free(zpv), free(qw), free(qg), free(fw), free(fg);
+    return ok;
+}
+
+static void test_qdq(void)
+{
+    int fails = 0;
+    for (int t = 0; t < 2; t++) {
+        const cairn_dtype_t qt = t ? CAIRN_I8 : CAIRN_U8;
+        fails += !qdq_case(1, 1, 1, qt, 1, 1);
+        fails += !qdq_case(1, 1, 37, qt, 0, 1);
+        fails += !qdq_case(1, 1, 100003, qt, 1, 2); /* per tensor, several chunks */
+        fails += !qdq_case(3, 5, 17, qt, 1, 1);     /* per axis, short runs */
+        fails += !qdq_case(2, 7, 9001, qt, t, 2);   /* runs across chunk edges */
+    }
+    CHECK_MSG(fails == 0, "%d QuantizeLinear / DequantizeLinear cases differ", fails);
+}
+
 /* quant_matmul_f32 (FusedMatMulInteger's kernel) against the reference's
  * int32 sums dequantised and put through the epilogue in double here:
  * v = act(acc * scale + bias) * alpha + residual, then the post-activation.
@@ -327,6 +383,7 @@ int main(void)
 {
     CHECK_OK(base_pool_create(2, &pool2));
     test_dynamic();
+    test_qdq();
     test_combinations();
     test_sizes();
     test_extremes();

@@ -168,14 +168,14 @@ cairn_status_t op_quant_ql_infer(ir_infer_ctx_t *c)
 cairn_status_t op_quant_ql_exec(const ir_node_t *n, const ktensor_t *in, int n_in, ktensor_t *out,
                                 int n_out, void *ws, const kctx_t *k)
 {
-    (void)n_out, (void)ws, (void)k;
+    (void)n_out, (void)ws;
     ir_shape_t xs, ss;
     quant_axis_t ax;
     shape_of(&in[0], &xs);
     shape_of(&in[1], &ss);
     BASE_TRY(q_axis_layout(NULL, &xs, &ss, "y_scale", ir_attr_i(n, 0), &ax));
-    quant_quantize_ref(in[0].dtype, in[0].data, in[1].data,
-                       kpresent(in, n_in, 2) ? in[2].data : NULL, out[0].dtype, out[0].data, &ax);
+    quant_quantize(k, in[0].dtype, in[0].data, in[1].data,
+                   kpresent(in, n_in, 2) ? in[2].data : NULL, out[0].dtype, out[0].data, &ax);
     return CAIRN_OK;
 }
 
@@ -204,14 +204,14 @@ cairn_status_t op_quant_dql_infer(ir_infer_ctx_t *c)
 cairn_status_t op_quant_dql_exec(const ir_node_t *n, const ktensor_t *in, int n_in,
                                  ktensor_t *out, int n_out, void *ws, const kctx_t *k)
 {
-    (void)n_out, (void)ws, (void)k;
+    (void)n_out, (void)ws;
     ir_shape_t xs, ss;
     quant_axis_t ax;
     shape_of(&in[0], &xs);
     shape_of(&in[1], &ss);
     BASE_TRY(q_axis_layout(NULL, &xs, &ss, "x_scale", ir_attr_i(n, 0), &ax));
-    quant_dequantize_ref(in[0].dtype, in[0].data, in[1].data,
-                         kpresent(in, n_in, 2) ? in[2].data : NULL, out[0].data, &ax);
+    quant_dequantize(k, in[0].dtype, in[0].data, in[1].data,
+                     kpresent(in, n_in, 2) ? in[2].data : NULL, out[0].data, &ax);
     return CAIRN_OK;
 }
 

@@ -32,6 +32,12 @@ void quant_quantize_ref(cairn_dtype_t xt, const void *x, const float *scale, con
 /* y = (x - zp[c]) * scale[c] in f32. x: u8, i8, i32; zp of type xt or NULL. */
 void quant_dequantize_ref(cairn_dtype_t xt, const void *x, const float *scale, const void *zp,
                           float *y, const quant_axis_t *ax);
+/* The same results in vector loops on k's pool (qdq.c) for f32 -> u8 / i8
+ * and u8 / i8 -> f32; other types through the references. */
+void quant_quantize(const kctx_t *k, cairn_dtype_t xt, const void *x, const float *scale,
+                    const void *zp, cairn_dtype_t yt, void *y, const quant_axis_t *ax);
+void quant_dequantize(const kctx_t *k, cairn_dtype_t xt, const void *x, const float *scale,
+                      const void *zp, float *y, const quant_axis_t *ax);
 
 /* DynamicQuantizeLinear to u8: the scale maps [min(0, min x), max(0, max x)]
  * onto [0, 255]. */
