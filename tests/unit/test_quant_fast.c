@@ -366,6 +366,44 @@ static int f32_case(cairn_dtype_t at, cairn_dtype_t bt, int64_t M, int64_t K, in
     return worst <= 2e-6;
 }
 
+/* a packed B that is not what quant_pack_b made for this call is refused
+ * before anything reads it: another magic, another K, a corrupted kc in
+ * the GEMM's header (what a model naming the internal op could pass) */
+static void test_bad_packed(void)
+{
+    const int64_t M = 4, K = 64, N = 40;
+    uint8_t A[4 * 64];
+    int8_t B[64 * 40];
+    fill_q(CAIRN_U8, A, M * K, 0);
+    fill_q(CAIRN_I8, B, K * N, 0);
+    const size_t sz = quant_packed_b_size(K, N);
+    char *pb = base_aligned_alloc(sz, 64);
+    float sc = 0.01f, y[4 * 40];
+    quant_mm_params_t p;
+    memset(&p, 0, sizeof p);
+    p.M = M, p.K = K, p.N = N, p.at = CAIRN_U8, p.bt = CAIRN_I8, p.yt = CAIRN_DTYPE_UNDEFINED;
+    kctx_t k = {NULL, 1};
+    CHECK_OK(quant_pack_b(CAIRN_I8, K, N, B, pb, sz));
+    CHECK_OK(quant_matmul_f32(&k, &p, A, pb, 1, &sc, 0, NULL, y));
+    quant_mm_params_t q = p;
+    q.K = K - 4;
+    CHECK_FAILS(quant_matmul_f32(&k, &q, A, pb, 1, &sc, 0, NULL, y), CAIRN_ERR_INVALID_ARGUMENT,
+                "quant_pack_b");
+    /* the GEMM's header after the quant header (64 bytes) and the column
+     * sums (N int32, padded to 64): its kc at byte 24 */
+    int64_t kc;
+    char *g = pb + 64 + (N * 4 + 63) / 64 * 64;
+    memcpy(&kc, g + 24, sizeof kc);
+    kc += 8;
+    memcpy(g + 24, &kc, sizeof kc);
+    CHECK_FAILS(quant_matmul_f32(&k, &p, A, pb, 1, &sc, 0, NULL, y), CAIRN_ERR_INVALID_ARGUMENT,
+                "layout");
+    pb[0] ^= 1;
+    CHECK_FAILS(quant_matmul_f32(&k, &p, A, pb, 1, &sc, 0, NULL, y), CAIRN_ERR_INVALID_ARGUMENT,
+                "quant_pack_b");
+    base_aligned_free(pb);
+}
+
 static void test_dequantised(void)
 {
     int fails = 0;
@@ -389,6 +427,7 @@ int main(void)
     test_extremes();
     test_odd_scales();
     test_dequantised();
+    test_bad_packed();
     base_pool_destroy(pool2);
     return check_finish("test_quant_fast");
 }

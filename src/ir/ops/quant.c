@@ -502,6 +502,11 @@ cairn_status_t op_fused_mmint_exec(const ir_node_t *n, const ktensor_t *in, int 
     const int64_t total = kt_numel(&out[0]);
     if (total == 0 || N == 0)
         return CAIRN_OK;
+    if (packed && (size_t)kt_numel(&in[1]) < quant_packed_b_size(K, N))
+        return base_error(CAIRN_ERR_SHAPE,
+                          "FusedMatMulInteger %s: packed B holds %lld bytes but %lld x %lld needs "
+                          "%zu", n->name ? n->name : "", (long long)kt_numel(&in[1]),
+                          (long long)K, (long long)N, quant_packed_b_size(K, N));
     quant_mm_params_t p;
     memset(&p, 0, sizeof p);
     p.M = total / N, p.K = K, p.N = N;

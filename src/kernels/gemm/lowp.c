@@ -511,6 +511,14 @@ cairn_status_t gemm_u8s8s32_packed(const kctx_t *k, int64_t M, int64_t N, int64_
         return base_error(CAIRN_ERR_SHAPE,
                           "gemm_u8s8s32_packed: B was packed as %lld x %lld, called with %lld x "
                           "%lld", (long long)h.K, (long long)h.N, (long long)K, (long long)N);
+    /* the layout this process packs (a buffer from elsewhere, e.g. a model
+     * naming the internal op, must not steer the reads) */
+    int64_t kc;
+    gemm_kern_packed_rows(kn, K, &kc);
+    if (h.kc != kc || h.npad != (N + kn->nr - 1) / kn->nr * kn->nr)
+        return base_error(CAIRN_ERR_INVALID_ARGUMENT,
+                          "gemm_u8s8s32_packed: the buffer's layout (kc %lld, padded %lld) is not "
+                          "this build's", (long long)h.kc, (long long)h.npad);
     gemm_kern_run_packed(kn, k, M, N, K, A, lda, (const char *)packed + S8_PACKED_HEADER, h.kc,
                          h.npad, C, ldc);
     return CAIRN_OK;
