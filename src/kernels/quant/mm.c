@@ -45,6 +45,13 @@
 
 #define QMM_MAX_K 32768
 
+/* A B packed ahead by quant_pack_b, opened (qmm_packed_open) */
+typedef struct qmm_packed {
+    cairn_dtype_t bt;      /* its type as given */
+    const int32_t *colsum; /* sum over k of each column (after the u8 flip) */
+    const void *gemm;      /* gemm_s8_pack_b's buffer */
+} qmm_packed_t;
+
 typedef struct qmm_job {
     const quant_mm_params_t *p;
     const int32_t *c;    /* the GEMM's M x N sums */
@@ -233,11 +240,6 @@ static const qmm_packed_t *qmm_packed_open(const void *buf, int64_t K, int64_t N
     return out;
 }
 
-cairn_dtype_t quant_packed_b_type(const void *buf, int64_t K, int64_t N)
-{
-    qmm_packed_t pk;
-    return qmm_packed_open(buf, K, N, &pk) ? pk.bt : CAIRN_DTYPE_UNDEFINED;
-}
 
 static size_t qmm_up(size_t b) { return base_round_up(b, BASE_ALIGN); }
 

@@ -3,7 +3,9 @@
  * share it: Quantize/DequantizeLinear, DynamicQuantizeLinear, integer and
  * QLinear matmul, requantisation of convolution accumulators, GatherND,
  * ScatterND, ScatterElements, Einsum (as an index loop over labels),
- * BitShift, NonMaxSuppression and Det.
+ * BitShift, NonMaxSuppression and Det (ref.c); and the fast forms of the
+ * first three, with the same results bit for bit: qdq.c, dyn.c (with
+ * x86_avx512.c) and mm.c (the matmuls on the int8 GEMM).
  *
  * Quantised values are u8 or i8; zero points have the quantised type.
  * Rounding is to nearest, ties to even (nearbyint in the default rounding
@@ -60,15 +62,8 @@ typedef struct quant_mm_params {
     const float *as, *bs;
     int as_vec, bs_vec;
     float ys;
-    const struct qmm_packed *b_packed; /* set inside mm.c only */
+    const struct qmm_packed *b_packed; /* set inside mm.c only (leave NULL) */
 } quant_mm_params_t;
-
-/* A B packed ahead by quant_pack_b, opened (mm.c) */
-typedef struct qmm_packed {
-    cairn_dtype_t bt;      /* its type as given */
-    const int32_t *colsum; /* sum over k of each column (after the u8 flip) */
-    const void *gemm;      /* gemm_s8_pack_b's buffer */
-} qmm_packed_t;
 cairn_status_t quant_matmul_ref(const quant_mm_params_t *p, const void *A, const void *B,
                                 void *Y);
 /* The same results through the int8 GEMM (mm.c) on k's pool: A and B
@@ -90,12 +85,10 @@ cairn_status_t quant_matmul_f32(const kctx_t *k, const quant_mm_params_t *p, con
  * quant_matmul_f32, which takes the buffer in B's place (weights packed at
  * compile time: the prepack pass): the int8 GEMM's packed B (a u8 B
  * flipped to s8 first) and B's column sums. quant_packed_b_size bytes,
- * 64-byte aligned, valid in this process. quant_packed_b_type: the type B
- * had, or UNDEFINED when buf is not such a buffer for K x N. */
+ * 64-byte aligned, valid in this process. */
 size_t quant_packed_b_size(int64_t K, int64_t N);
 cairn_status_t quant_pack_b(cairn_dtype_t bt, int64_t K, int64_t N, const void *B, void *dst,
                             size_t size);
-cairn_dtype_t quant_packed_b_type(const void *buf, int64_t K, int64_t N);
 /* Whether quant_matmul runs a product of depth K on the int8 GEMM (else
  * the reference), for the plan's description of the step. */
 int quant_matmul_fast(int64_t K);
