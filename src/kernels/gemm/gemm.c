@@ -1188,13 +1188,9 @@ void gemm_f32(const kctx_t *k, int transA, int transB, int64_t M, int64_t N, int
 
 #define PACKED_MAGIC 0x42504347u /* "GCPB" */
 #define PACKED_A_MAGIC 0x41504347u /* "GCPA": packed A */
-#define PACKED_HEADER 64
+#define PACKED_HEADER GEMM_PACKED_HEADER
 
-typedef struct packed_header {
-    uint32_t magic;
-    int32_t variant; /* index into gemm_f32_variants */
-    int64_t K, N, kc, npad;
-} packed_header_t;
+typedef gemm_packed_header_t packed_header_t; /* variant: into gemm_f32_variants */
 
 size_t gemm_f32_packed_b_size(int64_t K, int64_t N)
 {

@@ -282,6 +282,17 @@ struct gemm_kern {
                   const char *pf, int64_t npf);
 };
 
+/* The header (GEMM_PACKED_HEADER bytes, the data after it) of a buffer
+ * packed ahead: which packer made it (magic, and the index of its variant
+ * in that packer's table), the operand's K x N (or M), the K block and
+ * the padded width the data is laid out with. */
+#define GEMM_PACKED_HEADER 64
+typedef struct gemm_packed_header {
+    uint32_t magic;
+    int32_t variant;
+    int64_t K, N, kc, npad;
+} gemm_packed_header_t;
+
 /* B (K x N, op(B) = B) packed ahead for kn: K blocks of kc (gemm_kern_packed_rows
  * gives kc and the padded K, the buffer's rows: npad columns, N rounded up
  * to NR, of esz bytes each), laid out as the driver reads a pre-packed B. */

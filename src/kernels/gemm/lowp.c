@@ -445,13 +445,9 @@ void gemm_u8s8s32(const kctx_t *k, int transA, int transB, int64_t M, int64_t N,
 
 /* ---- int8 B packed ahead ---- */
 
-#define S8_PACKED_MAGIC 0x42503853u /* "S8PB" */
-#define S8_PACKED_HEADER 64
-typedef struct s8_packed_header {
-    uint32_t magic;
-    int32_t row; /* index into s8_rows */
-    int64_t K, N, kc, npad;
-} s8_packed_header_t;
+#define S8_PACKED_MAGIC 0x42503853u /* "S8PB"; the header's variant: into s8_rows */
+#define S8_PACKED_HEADER GEMM_PACKED_HEADER
+typedef gemm_packed_header_t s8_packed_header_t;
 
 static int s8_row_of(const gemm_kern_t *kn)
 {
@@ -503,7 +499,7 @@ cairn_status_t gemm_u8s8s32_packed(const kctx_t *k, int64_t M, int64_t N, int64_
         return base_error(CAIRN_ERR_INVALID_ARGUMENT, "gemm_u8s8s32_packed: null packed B");
     memcpy(&h, packed, sizeof h);
     const gemm_kern_t *kn = gemm_s8_select();
-    if (h.magic != S8_PACKED_MAGIC || h.row != s8_row_of(kn))
+    if (h.magic != S8_PACKED_MAGIC || h.variant != s8_row_of(kn))
         return base_error(CAIRN_ERR_INVALID_ARGUMENT,
                           "gemm_u8s8s32_packed: the buffer was not made by gemm_s8_pack_b for "
                           "the %s kernel", kn->name);
