@@ -617,16 +617,6 @@ cairn_status_t eltwise_cast_ref(const ktensor_t *x, ktensor_t *y)
                           base_fmt_dims(sy, sizeof sy, y->shape, y->rank),
                           base_fmt_dims(sx, sizeof sx, x->shape, x->rank));
     int64_t n = kt_numel(x);
-    if (x->dtype == CAIRN_I32 && y->dtype == CAIRN_F32) {
-        /* MatMulInteger's sums to f32 (quantised models): one rounding of
-         * the integer, as through int64 below, in a loop the compiler
-         * vectorises (the generic one took 2.7 % of a quantised encoder) */
-        const int32_t *xs = x->data;
-        float *yd = y->data;
-        for (int64_t i = 0; i < n; i++)
-            yd[i] = (float)xs[i];
-        return CAIRN_OK;
-    }
 #define bad_target() \
     base_error(CAIRN_ERR_DTYPE, "Cast: unsupported target type %s", cairn_dtype_name(y->dtype))
     switch (x->dtype) {
