@@ -19,7 +19,8 @@
  * Div, two-input Min and Max, Pow with a constant scalar exponent 2 (as
  * x*x, which the unfused kernel also uses), Relu, Neg, Abs, Sqrt,
  * Reciprocal, Exp, Log, Tanh, Sigmoid, Erf, Gelu, Clip with constant (or
- * absent) bounds, LeakyRelu. Each input must be, against the node's
+ * absent) bounds, LeakyRelu, and the one-instruction qdq nodes that
+ * fuse_qdq makes of QuantizeLinear -> DequantizeLinear pairs. Each input must be, against the node's
  * output, of the same shape, a scalar, or a row (trailing dims); scalar
  * constants become immediates of the program. Anything else (integer or
  * f16 types, column or mixed broadcasts, other Pow exponents, Where) is
@@ -42,8 +43,8 @@ typedef struct fe_info {
     int opc;        /* efused_opc_t */
     int n_data;     /* data inputs read (1 or 2): inputs[0], [1] */
     int square;     /* Pow(x, 2): opc MUL reading input 0 twice */
-    int n_imm;      /* immediates the instruction takes (Clip 2, LeakyRelu 1) */
-    float imm[2];
+    int n_imm;      /* immediates the instruction takes (Clip 2, LeakyRelu 1, qdq 4) */
+    float imm[4];
 } fe_info_t;
 
 /* Every dim known or a named symbol (bound the same everywhere). */
@@ -159,6 +160,17 @@ static int fe_classify(const rw_t *r, int ni, fe_info_t *fi)
     } else if (n->op == IR_OP_LeakyRelu) {
         opc = EFU_LEAKY, fi->n_data = 1, fi->n_imm = 1;
         fi->imm[0] = ir_attr_f(n, 0); /* alpha */
+    } else if (n->op == IR_OP_FusedElementwise) {
+        /* a QuantizeLinear -> DequantizeLinear pair as fuse_qdq leaves it:
+         * one input, the program [qdq(r0)] and its four immediates */
+        size_t nc = 0, nf = 0;
+        const int64_t *code = ir_attr_ints(n, FUSED_ELT_PROGRAM, &nc);
+        const float *imm = ir_attr_floats(n, FUSED_ELT_IMMS, &nf);
+        if (n->n_inputs != 1 || nc != 3 || code[0] != EFU_QDQ || code[1] != 0 || code[2] != 0 ||
+            nf != 4)
+            return 0;
+        opc = EFU_QDQ, fi->n_data = 1, fi->n_imm = 4;
+        memcpy(fi->imm, imm, sizeof fi->imm);
     } else {
         return 0;
     }

@@ -29,6 +29,11 @@ typedef struct pass_ctx {
 
 typedef cairn_status_t (*pass_fn)(ir_graph_t *g, const pass_ctx_t *c);
 
+/* QDQ (statically quantised) models: MatMul of two DequantizeLinear (an
+ * 8-bit activation, constant 8-bit weights) becomes one FusedMatMulInteger,
+ * QuantizeLinear -> DequantizeLinear pairs one FusedElementwise [qdq]
+ * (fuse_qdq.c). Runs first, before fold. */
+cairn_status_t pass_fuse_qdq(ir_graph_t *g, const pass_ctx_t *c);
 /* Constant folding: nodes whose inputs are all constants (and Shape/Size
  * of a value whose shape is static) are run now and become constants. */
 cairn_status_t pass_fold(ir_graph_t *g, const pass_ctx_t *c);

@@ -1,6 +1,8 @@
 /*
  * The pass pipeline: which passes run, in which order, and the checks
- * between them. Folding first (so later passes see constants), then dead
+ * between them. The QDQ form of statically quantised models onto the int8
+ * kernels first (before folding turns its int8 weights into f32). Folding
+ * then (so later passes see constants), then dead
  * code, then canonical forms (LayerNormalization, Gelu) that the GEMM
  * fusion can absorb as activations, BatchNormalization folded into the
  * Conv before it, Conv epilogues (activation, residual) fused, then
@@ -17,6 +19,7 @@
 #include <string.h>
 
 static const pass_def_t pipeline[] = {
+    {"fuse_qdq", pass_fuse_qdq},
     {"fold", pass_fold},         {"dce", pass_dce},         {"canonicalize", pass_canonicalize},
     {"fold_bn", pass_fold_bn},   {"fuse_conv", pass_fuse_conv},
     {"fuse_mbconv", pass_fuse_mbconv},
@@ -42,7 +45,7 @@ const pass_def_t *compiler_find_pass(const char *name)
 
 static const char *pass_list(void)
 {
-    return "fold, dce, canonicalize, fold_bn, fuse_conv, fuse_mbconv, fuse_attention, fuse_gemm, "
+    return "fuse_qdq, fold, dce, canonicalize, fold_bn, fuse_conv, fuse_mbconv, fuse_attention, fuse_gemm, "
            "fuse_eltwise, "
            "prepack";
 }

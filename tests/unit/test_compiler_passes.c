@@ -418,6 +418,151 @@ static void test_fuse_int8(const char *act, int second_reader)
     cairn_graph_destroy(g);
 }
 
+/* ---- fuse_qdq: onnxruntime's QDQ form ---- */
+
+/* A constant of one 8-bit value. */
+static cairn_value_id zero_point(cairn_graph_t *g, const char *name, cairn_dtype_t t, int v)
+{
+    uint8_t u = (uint8_t)v;
+    int8_t i = (int8_t)v;
+    cairn_tensor_t z = {t, 0, {0}, t == CAIRN_U8 ? (void *)&u : (void *)&i};
+    cairn_value_id id = -1;
+    CHECK_OK(cairn_graph_add_constant(g, name, &z, &id));
+    return id;
+}
+
+/* QuantizeLinear -> DequantizeLinear with one scale and zero point */
+static cairn_value_id qdq(cairn_graph_t *g, const char *name, cairn_value_id x, float sc,
+                          cairn_dtype_t t, int z)
+{
+    char nq[64], nd[64], ns[64], nz[64];
+    snprintf(nq, sizeof nq, "%s/Q", name), snprintf(nd, sizeof nd, "%s/DQ", name);
+    snprintf(ns, sizeof ns, "%s/scale", name), snprintf(nz, sizeof nz, "%s/zp", name);
+    cairn_value_id in[3] = {x, scalar(g, ns, sc), zero_point(g, nz, t, z)};
+    cairn_value_id q = node(g, "QuantizeLinear", nq, in, 3, NULL, 0);
+    in[0] = q;
+    return node(g, "DequantizeLinear", nd, in, 3, NULL, 0);
+}
+
+/* x -> QDQ -> MatMul(., DQ(W)) [-> QDQ -> Add(bias) -> QDQ -> Relu -> QDQ]:
+ * activations of type at (zero point az), W int8 [24, 40] with one scale
+ * (per_col 0) or one scale and zero point per column (axis 1), or one scale
+ * per row (per_col 2: K-wise, which must stay unfused). With tail, the x
+ * pair's 8-bit tensor also feeds a second DequantizeLinear (a residual),
+ * which must keep its QuantizeLinear. */
+static void test_fuse_qdq(cairn_dtype_t at, int az, int per_col, int tail)
+{
+    cairn_graph_t *g;
+    CHECK_OK(cairn_graph_create(&g));
+    int64_t dx[3] = {2, 9, 24}, db[1] = {40};
+    cairn_value_id x;
+    CHECK_OK(cairn_graph_add_input(g, "x", CAIRN_F32, 3, dx, NULL, &x));
+    int8_t w[24 * 40], wz[40];
+    float ws[40];
+    check_rng_t rr = {123};
+    for (int i = 0; i < 24 * 40; i++)
+        w[i] = (int8_t)((int)(check_rng_next(&rr) % 255) - 127);
+    for (int j = 0; j < 40; j++) {
+        ws[j] = 0.002f + 0.0001f * (float)j;
+        wz[j] = (int8_t)(j % 7 - 3);
+    }
+    const int nw = per_col ? (per_col == 1 ? 40 : 24) : 1;
+    cairn_tensor_t wt = {CAIRN_I8, 2, {24, 40}, w};
+    cairn_tensor_t wst = {CAIRN_F32, 1, {nw}, ws}, wzt = {CAIRN_I8, 1, {nw}, wz};
+    cairn_value_id dw[3];
+    CHECK_OK(cairn_graph_add_constant(g, "W", &wt, &dw[0]));
+    CHECK_OK(cairn_graph_add_constant(g, "W/scale", &wst, &dw[1]));
+    CHECK_OK(cairn_graph_add_constant(g, "W/zp", &wzt, &dw[2]));
+    cairn_attr_t axis = cairn_attr_int("axis", per_col == 2 ? 0 : 1);
+    cairn_value_id wdq = node(g, "DequantizeLinear", "W/DQ", dw, 3, &axis, 1);
+    /* the activation's pair, by hand: its 8-bit tensor may have two readers */
+    cairn_value_id qin[3] = {x, scalar(g, "x/scale", 0.031f), zero_point(g, "x/zp", at, az)};
+    cairn_value_id xq = node(g, "QuantizeLinear", "x/Q", qin, 3, NULL, 0);
+    qin[0] = xq;
+    cairn_value_id xd = node(g, "DequantizeLinear", "x/DQ", qin, 3, NULL, 0);
+    cairn_value_id y = bin(g, "MatMul", "fc/MatMul", xd, wdq);
+    if (tail) {
+        y = qdq(g, "fc/out", y, 0.04f, CAIRN_U8, 120);
+        y = bin(g, "Add", "fc/Add", y, tensor(g, "bias", 1, db, 5, -0.5, 0.5));
+        y = qdq(g, "fc/add", y, 0.012f, CAIRN_U8, 118);
+        y = node(g, "Relu", "fc/Relu", &y, 1, NULL, 0);
+        y = qdq(g, "fc/relu", y, 0.006f, CAIRN_I8, -128);
+        CHECK_OK(cairn_graph_mark_output(g, y));
+        qin[0] = xq;
+        cairn_value_id xd2 = node(g, "DequantizeLinear", "x/DQ2", qin, 3, NULL, 0);
+        CHECK_OK(cairn_graph_mark_output(g, xd2));
+    } else {
+        CHECK_OK(cairn_graph_mark_output(g, y));
+    }
+    ir_graph_t *cg = compiled(g, "fuse_qdq");
+    const ir_node_t *n = find_op(cg, IR_OP_FusedMatMulInteger);
+    if (per_col == 2) {
+        CHECK(!n && count_op(cg, IR_OP_MatMul) == 1);
+    } else {
+        CHECK(n && count_op(cg, IR_OP_MatMul) == 0 && has_source(n, "fc/MatMul") &&
+              has_source(n, "W/DQ") && has_source(n, "x/DQ"));
+        CHECK(n && cg->values[n->inputs[0]].type.dtype == at &&
+              cg->values[n->inputs[1]].type.dtype == CAIRN_I8);
+        /* the x pair: its QuantizeLinear feeds the GEMM (and the residual's
+         * DequantizeLinear); the three pairs after it are qdq nodes */
+        CHECK(count_op(cg, IR_OP_QuantizeLinear) == 1);
+        CHECK(count_op(cg, IR_OP_DequantizeLinear) == (tail ? 1 : 0));
+        CHECK(count_op(cg, IR_OP_FusedElementwise) == (tail ? 3 : 0));
+    }
+    ir_graph_destroy(cg);
+    if (tail && per_col != 2) {
+        /* everything: the three pairs, the bias and the Relu one pass */
+        cg = compiled(g, "all");
+        CHECK(count_op(cg, IR_OP_FusedElementwise) == 1 && count_op(cg, IR_OP_Add) == 0 &&
+              count_op(cg, IR_OP_Relu) == 0);
+        ir_graph_destroy(cg);
+    }
+    int64_t dims[1][CAIRN_MAX_RANK] = {{2, 9, 24}};
+    int ranks[1] = {3};
+    /* the GEMM's exact sums scaled once against the written form's f32
+     * sums: f32 rounding; after the output pairs, one step of the coarsest
+     * grid (0.04) where the two sums fall on either side of a tie */
+    double tol = tail ? 0.0401 : 1e-5;
+    compare_runs(g, "fuse_qdq", 1, dims, ranks, tol);
+    compare_runs(g, "all", 1, dims, ranks, tol);
+    cairn_graph_destroy(g);
+}
+
+/* Pairs alone (no GEMM): the qdq opcode gives the pairs' bits exactly;
+ * pairs that differ (another scale) or whose 8-bit tensor is read twice
+ * stay as written. */
+static void test_fuse_qdq_pairs(void)
+{
+    cairn_graph_t *g;
+    CHECK_OK(cairn_graph_create(&g));
+    int64_t dx[2] = {33, 70};
+    cairn_value_id x, x2;
+    CHECK_OK(cairn_graph_add_input(g, "x", CAIRN_F32, 2, dx, NULL, &x));
+    CHECK_OK(cairn_graph_add_input(g, "x2", CAIRN_F32, 2, dx, NULL, &x2));
+    cairn_value_id a = qdq(g, "a", x, 0.0173f, CAIRN_U8, 131);
+    cairn_value_id b = qdq(g, "b", x2, 0.25f, CAIRN_I8, 3); /* exact ties */
+    cairn_value_id s = bin(g, "Mul", "mul", a, b);
+    s = qdq(g, "s", s, 0.02f, CAIRN_I8, 0);
+    /* a Q and a DQ of different scales: not a pair */
+    cairn_value_id in[3] = {s, scalar(g, "q/scale", 0.05f), zero_point(g, "q/zp", CAIRN_U8, 9)};
+    cairn_value_id q = node(g, "QuantizeLinear", "odd/Q", in, 3, NULL, 0);
+    in[0] = q, in[1] = scalar(g, "dq/scale", 0.04f);
+    cairn_value_id y = node(g, "DequantizeLinear", "odd/DQ", in, 3, NULL, 0);
+    CHECK_OK(cairn_graph_mark_output(g, y));
+    ir_graph_t *cg = compiled(g, "fuse_qdq");
+    CHECK(count_op(cg, IR_OP_FusedElementwise) == 3 && count_op(cg, IR_OP_QuantizeLinear) == 1 &&
+          count_op(cg, IR_OP_DequantizeLinear) == 1);
+    ir_graph_destroy(cg);
+    cg = compiled(g, "fuse_qdq,fuse_eltwise");
+    CHECK(count_op(cg, IR_OP_FusedElementwise) == 1 && count_op(cg, IR_OP_Mul) == 0);
+    ir_graph_destroy(cg);
+    int64_t dims[2][CAIRN_MAX_RANK] = {{33, 70}, {33, 70}};
+    int ranks[2] = {2, 2};
+    compare_runs(g, "fuse_qdq", 2, dims, ranks, 0);
+    compare_runs(g, "all", 2, dims, ranks, 0);
+    cairn_graph_destroy(g);
+}
+
 int main(void)
 {
     test_fold_dce();
@@ -437,6 +582,12 @@ int main(void)
     test_fuse_int8("Relu", 0);
     test_fuse_int8("Gelu", 0);
     test_fuse_int8("Relu", 1);
+    test_fuse_qdq(CAIRN_U8, 128, 0, 0);
+    test_fuse_qdq(CAIRN_I8, -3, 1, 0);
+    test_fuse_qdq(CAIRN_U8, 7, 1, 1);
+    test_fuse_qdq(CAIRN_I8, 0, 0, 1);
+    test_fuse_qdq(CAIRN_U8, 128, 2, 0);
+    test_fuse_qdq_pairs();
     test_selection_errors();
     return check_finish("test_compiler_passes");
 }

@@ -9,13 +9,16 @@
  * the kernel the unfused op would use at the same ISA level (the fast
  * unary/binary variant where it covers the op, else the reference). The
  * fused program must give the same bits (NaN matches any NaN), since it
- * uses the same formulas and the same vmath functions.
+ * uses the same formulas and the same vmath functions. The oracle of the
+ * qdq opcode (a QuantizeLinear -> DequantizeLinear pair) is the two ops'
+ * references, through an 8-bit tensor.
  */
 #include "base/threadpool.h"
 #include "check.h"
 #include "kernels/eltwise/eltwise.h"
 #include "kernels/eltwise/fast.h"
 #include "kernels/eltwise/fused.h"
+#include "kernels/quant/quant.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -77,6 +80,19 @@ static void unfused(const eltwise_f32_variant_t *fv, int opc, const float *a, co
         return;
     }
     case EFU_MIN: CHECK_OK(eltwise_binary_ref(ELTWISE_MIN, &ta, &tb, &td)); return;
+    case EFU_QDQ: { /* QuantizeLinear then DequantizeLinear, per tensor */
+        const float sc = imm[bi];
+        const cairn_dtype_t qt = imm[bi + 2] < 0 ? CAIRN_I8 : CAIRN_U8;
+        const uint8_t zu = (uint8_t)imm[bi + 1];
+        const int8_t zi = (int8_t)imm[bi + 1];
+        const void *zp = qt == CAIRN_U8 ? (const void *)&zu : (const void *)&zi;
+        unsigned char *q = malloc((size_t)(n ? n : 1));
+        const quant_axis_t ax = {1, 1, n};
+        quant_quantize_ref(CAIRN_F32, a, &sc, zp, qt, q, &ax);
+        quant_dequantize_ref(qt, q, &sc, zp, d, &ax);
+        free(q);
+        return;
+    }
     case EFU_MAX: CHECK_OK(eltwise_binary_ref(ELTWISE_MAX, &ta, &tb, &td)); return;
     default: break;
     }
@@ -172,6 +188,8 @@ static void test_each_opcode(const efused_variant_t *v, const kctx_t *k, check_r
     float *a = malloc(nmax * sizeof *a), *b = malloc(nmax * sizeof *b);
     const float imm[] = {-1.5f, 2.25f, 3.0f, -3.0f, 0.1f};
     for (int opc = EFU_ADD; opc < EFU_OPC_COUNT; opc++) {
+        if (opc == EFU_QDQ)
+            continue; /* test_qdq: its immediates are a scale, a zero point and a range */
         int bin = opc <= EFU_MAX;
         int bi = opc == EFU_LEAKY ? 4 : 0;
         int32_t code[3] = {opc, 0, bin ? 1 : bi};
@@ -192,6 +210,51 @@ static void test_each_opcode(const efused_variant_t *v, const kctx_t *k, check_r
                 compare(v, k, &p2, in, n, "clip lo > hi");
             }
         }
+    }
+    free(a), free(b);
+}
+
+/* QuantizeLinear -> DequantizeLinear as one instruction: u8 and i8 grids,
+ * scales that are powers of two (exact ties, half to even) and not, zero
+ * points at the range's middle and off it, values far past saturation,
+ * NaN and infinities (fill's specials); then inside a chain (add, qdq,
+ * relu, qdq), as fuse_eltwise builds from a QDQ model. */
+static void test_qdq(const efused_variant_t *v, const kctx_t *k, check_rng_t *rng)
+{
+    static const float grids[][4] = {
+        {0.25f, 128, 0, 255},     {0.0371f, 7, 0, 255}, {0.5f, 0, -128, 127},
+        {0.013f, -5, -128, 127},  {3e-5f, 255, 0, 255}, {1e30f, 0, -128, 127},
+    };
+    const int64_t nmax = 40000;
+    float *a = malloc(nmax * sizeof *a), *b = malloc(nmax * sizeof *b);
+    for (size_t gi = 0; gi < sizeof grids / sizeof grids[0]; gi++) {
+        const float *gr = grids[gi];
+        const int32_t code[3] = {EFU_QDQ, 0, 0};
+        efused_prog_t pg = {1, 1, code, 4, gr};
+        const double span = 300.0 * (double)gr[0];
+        for (int s = 0; s < 67 + (int)(sizeof big_sizes / sizeof big_sizes[0]); s++) {
+            int64_t n = s < 67 ? s + 1 : big_sizes[s - 67];
+            fill(rng, a, n, -span, span);
+            /* a third on the ties: (j + 1/2) * scale */
+            for (int64_t i = 0; i < n; i += 3)
+                a[i] = ((float)((int64_t)(check_rng_next(rng) % 600) - 300) + 0.5f) * gr[0];
+            efused_input_t in[1] = {{a, n}};
+            char what[64];
+            snprintf(what, sizeof what, "qdq scale %g zero %g", (double)gr[0], (double)gr[1]);
+            compare(v, k, &pg, in, n, what);
+        }
+    }
+    /* r2 = qdq(r0 + r1); r3 = relu(r2); r4 = qdq(r3), two grids */
+    const float imm[8] = {0.02f, 130, 0, 255, 0.01f, -3, -128, 127};
+    const int32_t chain[] = {EFU_ADD, 0, 1, EFU_QDQ, 2, 0, EFU_RELU, 3, 0, EFU_QDQ, 4, 4};
+    efused_prog_t pc = {2, 4, chain, 8, imm};
+    const int64_t sizes[] = {1, 17, 129, 1000, 40000};
+    for (size_t si = 0; si < sizeof sizes / sizeof sizes[0]; si++) {
+        int64_t n = sizes[si];
+        fill(rng, a, n, -4, 4);
+        fill(rng, b, n, -2, 2);
+        efused_input_t in[2] = {{a, n}, {b, n}};
+        compare(v, k, &pc, in, n, "add, qdq, relu, qdq");
     }
     free(a), free(b);
 }
@@ -285,6 +348,9 @@ static void test_errors(void)
     CHECK_FAILS(efused_check(&p), CAIRN_ERR_INVALID_ARGUMENT, "immediate 2 of 2");
     p.code = clip_imm, p.n_instr = 1;
     CHECK_FAILS(efused_check(&p), CAIRN_ERR_INVALID_ARGUMENT, "immediates 1..2 of 2");
+    const int32_t qdq_imm[] = {EFU_QDQ, 0, 0};
+    p.code = qdq_imm;
+    CHECK_FAILS(efused_check(&p), CAIRN_ERR_INVALID_ARGUMENT, "immediates 0..3 of 2");
     p.code = last_imm;
     CHECK_FAILS(efused_check(&p), CAIRN_ERR_INVALID_ARGUMENT, "constant");
     p.n_in = 0;
@@ -319,6 +385,8 @@ int main(void)
     vs[nv++] = NULL; /* the dispatched variant */
     for (int i = 0; i < nv; i++) {
         test_each_opcode(vs[i], &k1, &rng);
+        test_qdq(vs[i], &k1, &rng);
+        test_qdq(vs[i], &k2, &rng);
         test_broadcast(vs[i], &k2, &rng);
         test_chains(vs[i], &k1, &rng);
         test_chains(vs[i], &k2, &rng);

@@ -81,8 +81,8 @@ static void run_usage(FILE *f)
             "  --json            print exactly one JSON object on stdout instead of text\n"
             "  --explain         print the optimised plan: each step, the model nodes it\n"
             "                    covers, output shapes, kernel variant, threads; the arena\n"
-            "  --dump-after PASS print the graph after compiler pass PASS (fold, dce,\n"
-            "                    canonicalize, fold_bn, fuse_conv, fuse_mbconv,\n"
+            "  --dump-after PASS print the graph after compiler pass PASS (fuse_qdq,\n"
+            "                    fold, dce, canonicalize, fold_bn, fuse_conv, fuse_mbconv,\n"
             "                    fuse_attention, fuse_gemm, fuse_eltwise, prepack)\n"
             "  --passes LIST     compiler passes to run: all (default), none, or a comma-\n"
             "                    separated list (overrides the CAIRN_PASSES variable)\n"
@@ -202,7 +202,7 @@ static int parse_args(int argc, char **argv, run_opts_t *o)
         } else if (!strcmp(flag, "--dump-after")) {
             if (!compiler_find_pass(val)) {
                 fprintf(o->err,
-                        "cairn run: --dump-after '%s': unknown pass (use fold, dce, "
+                        "cairn run: --dump-after '%s': unknown pass (use fuse_qdq, fold, dce, "
                         "canonicalize, fold_bn, fuse_conv, fuse_mbconv, fuse_attention, "
                         "fuse_gemm, fuse_eltwise or prepack)\n",
                         val);

@@ -54,6 +54,10 @@ typedef enum efused_opc {
     EFU_GELU_TANH, /* Gelu(approximate="tanh") */
     EFU_CLIP,      /* r = Clip(ra, lo = imm[b], hi = imm[b+1]) with ONNX's lo > hi rule */
     EFU_LEAKY,     /* r = ra < 0 ? imm[b] * ra : ra (LeakyRelu, alpha = imm[b]) */
+    EFU_QDQ,       /* r = DequantizeLinear(QuantizeLinear(ra)) with scale imm[b], zero point
+                    * imm[b+1] and the 8-bit type's range [imm[b+2], imm[b+3]]:
+                    * q = ra / s (NaN -> 0) rounded half to even, + z, clamped; r = (q - z) * s,
+                    * quant_quantize_ref's then quant_dequantize_ref's bits (a QDQ pair) */
     EFU_OPC_COUNT
 } efused_opc_t;
 

@@ -39,6 +39,15 @@
         }                                                                   \
     } while (0)
 
+static inline V kx_qdq(V x, V s, V z, V lo, V hi, V magic, V zero)
+{
+    V q = V_DIV(x, s);
+    q = V_BLEND(V_CMP_EQ(q, q), zero, q);
+    q = V_ADD(V_SUB(V_ADD(q, magic), magic), z);
+    q = V_MIN(V_MAX(q, lo), hi);
+    return V_MUL(V_SUB(q, z), s);
+}
+
 void EFUSED_FN(const efused_prog_t *p, const efused_input_t *in, float *out, int64_t n,
                int64_t i0, int64_t i1)
 {
@@ -133,6 +142,16 @@ void EFUSED_FN(const efused_prog_t *p, const efused_input_t *in, float *out, int
             case EFU_LEAKY: {
                 const V va = V_SET1(p->imm[b]);
                 KX_LOOP(V_BLEND(V_CMP_LT(x, vzero), x, V_MUL(va, x)));
+                break;
+            }
+            case EFU_QDQ: {
+                /* q = x / s, NaN -> 0, rounded half to even by adding and
+                 * subtracting 1.5 2^23 (exact below 2^22; any larger |q|
+                 * saturates either way), + z, clamped; (q - z) * s */
+                const V vs = V_SET1(p->imm[b]), vz = V_SET1(p->imm[b + 1]);
+                const V vlo = V_SET1(p->imm[b + 2]), vhi = V_SET1(p->imm[b + 3]);
+                const V magic = V_SET1(12582912.0f);
+                KX_LOOP(kx_qdq(x, vs, vz, vlo, vhi, magic, vzero));
                 break;
             }
             default: break;

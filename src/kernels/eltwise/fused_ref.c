@@ -22,7 +22,7 @@
 
 static const char *const opc_names[EFU_OPC_COUNT] = {
     "imm", "add",     "sub", "mul", "div",      "min",       "max",  "neg",  "abs", "relu", "sqrt",
-    "recip", "exp",   "log", "tanh", "sigmoid", "erf", "gelu_erf", "gelu_tanh", "clip", "leaky_relu"};
+    "recip", "exp",   "log", "tanh", "sigmoid", "erf", "gelu_erf", "gelu_tanh", "clip", "leaky_relu", "qdq"};
 
 const char *efused_opc_name(int opc)
 {
@@ -31,7 +31,10 @@ const char *efused_opc_name(int opc)
 
 static int opc_binary(int opc) { return opc >= EFU_ADD && opc <= EFU_MAX; }
 /* opcodes whose b operand indexes the immediates (and how many) */
-static int opc_imm_b(int opc) { return opc == EFU_CLIP ? 2 : opc == EFU_LEAKY ? 1 : 0; }
+static int opc_imm_b(int opc)
+{
+    return opc == EFU_QDQ ? 4 : opc == EFU_CLIP ? 2 : opc == EFU_LEAKY ? 1 : 0;
+}
 
 cairn_status_t efused_check(const efused_prog_t *p)
 {
@@ -102,6 +105,9 @@ void efused_format(const efused_prog_t *p, char *buf, size_t cap)
             EF_PUT("r%d, r%d)", a, b);
         else if (opc == EFU_CLIP && b >= 0 && b + 1 < p->n_imm)
             EF_PUT("r%d, %g, %g)", a, (double)p->imm[b], (double)p->imm[b + 1]);
+        else if (opc == EFU_QDQ && b >= 0 && b + 3 < p->n_imm)
+            EF_PUT("r%d, scale %g, zero %g, [%g, %g])", a, (double)p->imm[b],
+                   (double)p->imm[b + 1], (double)p->imm[b + 2], (double)p->imm[b + 3]);
         else if (opc == EFU_LEAKY && b >= 0 && b < p->n_imm)
             EF_PUT("r%d, %g)", a, (double)p->imm[b]);
         else
@@ -125,6 +131,7 @@ double efused_flops_per_element(const efused_prog_t *p)
         case EFU_GELU_TANH: f += 10; break;
         case EFU_LEAKY:
         case EFU_CLIP: f += 2; break;
+        case EFU_QDQ: f += 6; break; /* divide, round, add, clamp (2), subtract, multiply */
         default: f += 1; break;
         }
     }
@@ -164,6 +171,17 @@ static float ef_eval1(int opc, float x, float y, const float *imm, int b)
         return x < lo ? (lo > hi ? hi : lo) : (x > hi ? hi : x);
     }
     case EFU_LEAKY: return x < 0 ? imm[b] * x : x;
+    case EFU_QDQ: {
+        /* quant_quantize_ref's rule: the f32 quotient, NaN -> 0, nearbyint, + z,
+         * saturated; then quant_dequantize_ref's (q - z) * s */
+        const float s = imm[b], z = imm[b + 1], lo = imm[b + 2], hi = imm[b + 3];
+        double q = (double)(x / s);
+        if (isnan(q))
+            q = 0;
+        q = nearbyint(q) + z;
+        q = q < lo ? lo : q > hi ? hi : q;
+        return (float)(q - z) * s;
+    }
     default: return NAN;
     }
 }

@@ -1,0 +1,204 @@
+/*
+ * Statically quantised models onto the int8 kernels. onnxruntime's
+ * quantize_static writes the QDQ form: every quantised activation passes
+ * through QuantizeLinear -> DequantizeLinear, every weight is stored in
+ * 8 bits behind a DequantizeLinear, and the ops between compute in f32 on
+ * the dequantised values. Run as written, each MatMul is an f32 GEMM and
+ * each pair two passes over memory. This pass, the first of the
+ * pipeline (fold would turn each weight's DequantizeLinear into f32
+ * weights), rewrites
+ *
+ *   MatMul(DequantizeLinear(a, sa, [za]), DequantizeLinear(W, sw, [zw]))
+ *       a u8 / i8 with sa and za one constant value each; W a constant
+ *       2-D u8 / i8 [K, N] with sw and zw constant, one value or one per
+ *       column (axis 1 or -1)
+ *   -> FusedMatMulInteger(a, W, sa * sw, za, zw)
+ *       the int8 GEMM's exact sums of (a - za)(W - zw), scaled once in
+ *       f32; the written form rounds every product and partial sum, so
+ *       the two differ by f32 rounding of the sums (fuse_gemm then adds
+ *       any epilogue chain after it, prepack packs W);
+ *
+ *   DequantizeLinear(QuantizeLinear(x, s, z), s, z)
+ *       s and z one constant value each in both (equal values), the 8-bit
+ *       tensor read by nothing else
+ *   -> FusedElementwise [qdq(x)]
+ *       one pass, f32 in and out, the pair's bits exactly (the qdq opcode
+ *       of kernels/eltwise/fused.h); fuse_eltwise then merges it with the
+ *       elementwise ops around it.
+ *
+ * The MatMul rewrite goes first, so that a pair whose 8-bit tensor a
+ * MatMul now reads keeps its QuantizeLinear. A DequantizeLinear that has
+ * other readers stays for them. Per-axis activations, non-constant
+ * scales and weights quantised along K are left as written.
+ */
+#include "compiler/rewrite.h"
+
+#include "kernels/eltwise/fused.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* v is a constant u8 / i8 with one element: its value. */
+static int const_q_scalar(const ir_graph_t *g, int v, int32_t *out)
+{
+    if (v < 0)
+        return 0;
+    const ir_value_t *val = &g->values[v];
+    if (val->kind != IR_VALUE_CONSTANT || !val->data || ir_shape_numel(&val->type.shape) != 1)
+        return 0;
+    if (val->type.dtype == CAIRN_U8)
+        *out = *(const uint8_t *)val->data;
+    else if (val->type.dtype == CAIRN_I8)
+        *out = *(const int8_t *)val->data;
+    else
+        return 0;
+    return 1;
+}
+
+/* A DequantizeLinear / QuantizeLinear node's scale: a constant f32 of one
+ * element. */
+static int const_f32_scalar(const ir_graph_t *g, int v, float *out)
+{
+    double d;
+    if (v < 0 || g->values[v].type.dtype != CAIRN_F32 || !rw_const_scalar(g, v, &d))
+        return 0;
+    *out = (float)d;
+    return 1;
+}
+
+/* The zero point input of a Q / DQ node, or -1 when absent. */
+static int zp_input(const ir_node_t *n) { return n->n_inputs > 2 ? n->inputs[2] : -1; }
+
+/* DequantizeLinear of an activation: x u8 / i8, one constant scale and
+ * zero point (absent: 0 of x's type). */
+static int dq_per_tensor(const ir_graph_t *g, const ir_node_t *d, float *s, int32_t *z)
+{
+    const cairn_dtype_t xt = g->values[d->inputs[0]].type.dtype;
+    if (d->op != IR_OP_DequantizeLinear || (xt != CAIRN_U8 && xt != CAIRN_I8) ||
+        !const_f32_scalar(g, d->inputs[1], s))
+        return 0;
+    const int zv = zp_input(d);
+    *z = 0;
+    return zv < 0 || (g->values[zv].type.dtype == xt && const_q_scalar(g, zv, z));
+}
+
+/* A constant f32 of 1 or N elements at its last dim (rank <= 1). */
+static int per_col(const ir_graph_t *g, int v, cairn_dtype_t t, int64_t N)
+{
+    if (v < 0)
+        return 0;
+    const ir_value_t *val = &g->values[v];
+    if (val->kind != IR_VALUE_CONSTANT || !val->data || val->type.dtype != t ||
+        val->type.shape.rank > 1)
+        return 0;
+    const int64_t n = ir_shape_numel(&val->type.shape);
+    return n == 1 || n == N;
+}
+
+static cairn_status_t qdq_matmul(rw_t *r, int mm)
+{
+    const ir_graph_t *g = r->g;
+    const ir_node_t *m = &g->nodes[mm];
+    if (m->n_inputs != 2 || g->values[m->outputs[0]].type.dtype != CAIRN_F32)
+        return CAIRN_OK;
+    const int da = rw_producer(r, m->inputs[0], IR_OP_DequantizeLinear);
+    const int dw = rw_producer(r, m->inputs[1], IR_OP_DequantizeLinear);
+    if (da < 0 || dw < 0)
+        return CAIRN_OK;
+    float sa;
+    int32_t za;
+    const ir_node_t *A = &g->nodes[da], *W = &g->nodes[dw];
+    if (!dq_per_tensor(g, A, &sa, &za) || g->values[A->inputs[0]].type.shape.rank < 1)
+        return CAIRN_OK;
+    /* the weights: constant 2-D, quantised per tensor or per column */
+    const ir_value_t *wv = &g->values[W->inputs[0]];
+    const cairn_dtype_t wt = wv->type.dtype;
+    if (wv->kind != IR_VALUE_CONSTANT || wv->type.shape.rank != 2 ||
+        (wt != CAIRN_U8 && wt != CAIRN_I8))
+        return CAIRN_OK;
+    const int64_t N = wv->type.shape.d[1];
+    const int ws = W->inputs[1], wz = zp_input(W);
+    const int64_t axis = ir_attr_i(W, 0);
+    if (!per_col(g, ws, CAIRN_F32, N) || (wz >= 0 && !per_col(g, wz, wt, N)))
+        return CAIRN_OK;
+    const int64_t ns = ir_shape_numel(&g->values[ws].type.shape);
+    if (ns == N && N > 1 && axis != 1 && axis != -1)
+        return CAIRN_OK; /* one scale per row of W: not a column factor */
+    if (wz >= 0 && ir_shape_numel(&g->values[wz].type.shape) != 1 && ns != N)
+        return CAIRN_OK; /* zero points per column under one scale: DQ would refuse it */
+    /* sa * sw, one per column or one */
+    float *scale = malloc((size_t)ns * sizeof *scale);
+    if (!scale)
+        return base_error(CAIRN_ERR_OUT_OF_MEMORY, "fuse_qdq: %lld scales", (long long)ns);
+    const float *sw = g->values[ws].data;
+    for (int64_t j = 0; j < ns; j++)
+        scale[j] = sa * sw[j];
+    int sv;
+    const int64_t dims[1] = {ns};
+    cairn_status_t s = rw_add_const(r, "qdq_scale", CAIRN_F32, 1, dims, scale, &sv);
+    free(scale);
+    BASE_TRY(s);
+    g = r->g; /* adding a value may have moved the arrays */
+    m = &g->nodes[mm];
+    A = &g->nodes[da];
+    W = &g->nodes[dw];
+    int grp[3], ng = 0;
+    if (rw_sole_consumer(r, A->outputs[0]) == mm)
+        grp[ng++] = da;
+    if (dw != da && rw_sole_consumer(r, W->outputs[0]) == mm)
+        grp[ng++] = dw;
+    grp[ng++] = mm;
+    const int in[5] = {A->inputs[0], W->inputs[0], sv, zp_input(A), wz};
+    const int n_in = wz >= 0 ? 5 : zp_input(A) >= 0 ? 4 : 3;
+    cairn_attr_t attrs[1] = {cairn_attr_int("activation", GEMM_ACT_NONE)};
+    return rw_try_replace(r, mm, IR_OP_FusedMatMulInteger, in, n_in, attrs, 1, grp, ng);
+}
+
+/* DequantizeLinear(QuantizeLinear(x, s, z), s, z) -> FusedElementwise [qdq] */
+static cairn_status_t qdq_pair(rw_t *r, int dq)
+{
+    const ir_graph_t *g = r->g;
+    const ir_node_t *d = &g->nodes[dq];
+    const int q = rw_producer(r, d->inputs[0], IR_OP_QuantizeLinear);
+    if (q < 0 || rw_sole_consumer(r, d->inputs[0]) != dq)
+        return CAIRN_OK;
+    const ir_node_t *Q = &g->nodes[q];
+    const int x = Q->inputs[0];
+    if (g->values[x].type.dtype != CAIRN_F32 || g->values[d->outputs[0]].type.dtype != CAIRN_F32)
+        return CAIRN_OK;
+    float s, sq;
+    int32_t z, zq = 0;
+    if (!dq_per_tensor(g, d, &s, &z) || !const_f32_scalar(g, Q->inputs[1], &sq) || sq != s)
+        return CAIRN_OK;
+    const int qz = zp_input(Q);
+    if (qz >= 0 && !const_q_scalar(g, qz, &zq))
+        return CAIRN_OK;
+    if (zq != z)
+        return CAIRN_OK;
+    const int u8 = g->values[d->inputs[0]].type.dtype == CAIRN_U8;
+    const float imm[4] = {s, (float)z, u8 ? 0.0f : -128.0f, u8 ? 255.0f : 127.0f};
+    const int64_t code[3] = {EFU_QDQ, 0, 0};
+    cairn_attr_t attrs[2] = {cairn_attr_ints("program", code, 3),
+                             cairn_attr_floats("imms", imm, 4)};
+    const int grp[2] = {q, dq};
+    return rw_try_replace(r, dq, IR_OP_FusedElementwise, &x, 1, attrs, 2, grp, 2);
+}
+
+cairn_status_t pass_fuse_qdq(ir_graph_t *g, const pass_ctx_t *c)
+{
+    (void)c;
+    rw_t r;
+    BASE_TRY(rw_init(&r, g));
+    cairn_status_t s = CAIRN_OK;
+    for (int i = 0; i < r.g->n_nodes && s == CAIRN_OK; i++)
+        if (!r.dead[i] && r.g->nodes[i].op == IR_OP_MatMul)
+            s = qdq_matmul(&r, i);
+    for (int i = 0; i < r.g->n_nodes && s == CAIRN_OK; i++)
+        if (!r.dead[i] && r.g->nodes[i].op == IR_OP_DequantizeLinear)
+            s = qdq_pair(&r, i);
+    if (s != CAIRN_OK) {
+        rw_free(&r);
+        return s;
+    }
+    return rw_finish(&r);
+}
