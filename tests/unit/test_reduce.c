@@ -400,8 +400,44 @@ static void test_symbolic(void)
     cairn_graph_destroy(g);
 }
 
+/* f32 Sum and Mean over the last axis, rows taken eight at a time with a
+ * tail: each row's double sum in element order, so the same bits as a
+ * plain sequential double loop (not only within a tolerance). */
+static void test_rows_exact(void)
+{
+    check_rng_t rng = {0xace1u};
+    static const int64_t shapes[][2] = {{37, 100}, {8, 1}, {7, 384}, {128, 384}, {9, 3}};
+    for (size_t si = 0; si < sizeof shapes / sizeof shapes[0]; si++) {
+        const int64_t R = shapes[si][0], C = shapes[si][1];
+        float *x = malloc(sizeof(float) * (size_t)(R * C)), *y = malloc(sizeof(float) * (size_t)R);
+        for (int64_t i = 0; i < R * C; i++)
+            x[i] = (float)(check_rng_uniform(&rng, -3.0, 3.0) *
+                           (check_rng_next(&rng) % 4 == 0 ? 1e4 : 1.0));
+        for (int mean = 0; mean < 2; mean++) {
+            cairn_tensor_t xt = {CAIRN_F32, 2, {R, C}, x}, yt = {CAIRN_F32, 1, {R}, y};
+            const int64_t ax[1] = {1};
+            CHECK_OK(run_reduce(mean ? "ReduceMean" : "ReduceSum", &xt, ax, 1, 0, -1, &yt));
+            int bad = 0;
+            for (int64_t r = 0; r < R && bad < 3; r++) {
+                double acc = 0;
+                for (int64_t c = 0; c < C; c++)
+                    acc += x[r * C + c];
+                const float want = (float)(mean ? acc / (double)C : acc);
+                if (memcmp(&want, &y[r], sizeof want)) {
+                    bad++;
+                    CHECK_MSG(0, "%s [%lld x %lld] row %lld: %.9g, want %.9g",
+                              mean ? "mean" : "sum", (long long)R, (long long)C, (long long)r,
+                              (double)y[r], (double)want);
+                }
+            }
+        }
+        free(x), free(y);
+    }
+}
+
 int main(void)
 {
+    test_rows_exact();
     test_symbolic();
     test_literals();
     test_empty();

@@ -241,6 +241,24 @@ typedef struct rview {
     int64_t rsz[CAIRN_MAX_RANK], rst[CAIRN_MAX_RANK];
 } rview_t;
 
+/* Eight f32 rows' Sum or Mean side by side: each row's double sum in the
+ * same order as the one-row loop (so the same bits), the eight chains of
+ * dependent adds overlapping instead of one add's latency per element
+ * (ReduceMean over a 384-wide row: ~1 ns an element alone). */
+static void rows8_f32(const rview_t *v, size_t o)
+{
+    const float *x = (const float *)v->x->data + (int64_t)o * v->R;
+    const int64_t R = v->R;
+    double acc[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+    for (int64_t j = 0; j < R; j++)
+        for (int r = 0; r < 8; r++)
+            acc[r] += x[r * R + j];
+    for (int r = 0; r < 8; r++) {
+        double out = f_final(v->op, acc[r], v->count, 0);
+        store_f64(v->y->data, v->y->dtype, (int64_t)o + r, 1, &out);
+    }
+}
+
 /* Contiguous reduced set (inner == 1): outputs [b, e). */
 static void task_rows(void *ctx, size_t b, size_t e, int worker)
 {
@@ -248,6 +266,9 @@ static void task_rows(void *ctx, size_t b, size_t e, int worker)
     const rview_t *v = ctx;
     double tmp[CH];
     int64_t itmp[CH];
+    if (v->x->dtype == CAIRN_F32 && (v->op == KREDUCE_SUM || v->op == KREDUCE_MEAN))
+        for (; b + 8 <= e; b += 8)
+            rows8_f32(v, b);
     for (size_t o = b; o < e; o++) {
         int64_t base = (int64_t)o * v->R;
         if (v->fl) {
