@@ -32,8 +32,7 @@
 #define QDYN_SSE2 0
 #endif
 
-/* AVX-512 where the CPU and the CAIRN_ISA cap allow (chosen once) */
-static int qdyn_avx512(void)
+int quant_use_avx512(void)
 {
 #if defined(__x86_64__)
     static _Atomic int use = -1;
@@ -48,12 +47,12 @@ static int qdyn_avx512(void)
 #endif
 }
 
-const char *quant_dynamic_path(void) { return qdyn_avx512() ? "avx512" : QDYN_SSE2 ? "sse2" : "c"; }
+const char *quant_dynamic_path(void) { return quant_use_avx512() ? "avx512" : QDYN_SSE2 ? "sse2" : "c"; }
 
 /* min and max with 0 of x[0, n) into *mn, *mx */
 static void qdyn_minmax(const float *x, int64_t n, float *mn_out, float *mx_out)
 {
-    if (qdyn_avx512()) {
+    if (quant_use_avx512()) {
         quant_dyn_minmax_avx512(x, n, mn_out, mx_out);
         return;
     }
@@ -86,7 +85,7 @@ static void qdyn_minmax(const float *x, int64_t n, float *mn_out, float *mx_out)
 /* y[0, n) from x[0, n): saturate(round(x / s) + z), s > 0 */
 static void qdyn_quantize(const float *x, int64_t n, float s, float z, uint8_t *y)
 {
-    if (qdyn_avx512()) {
+    if (quant_use_avx512()) {
         quant_dyn_quantize_avx512(x, n, s, z, y);
         return;
     }

@@ -8,8 +8,9 @@
  * (the reference's double division and nearbyint), dequantise 1.14 ->
  * 0.11 ms.
  *
- * Quantise, per run of one scale / zero point (SSE2, the x86-64 baseline;
- * plain C for the last elements): q = x / s in f32 (divps rounds as the
+ * Quantise, per run of one scale / zero point (AVX-512 in x86_avx512.c
+ * where quant_use_avx512, else SSE2, the x86-64 baseline, with plain C for
+ * the last elements): q = x / s in f32 (divps rounds as the
  * scalar division), NaN -> 0 (the reference's rule for QuantizeLinear),
  * rounded half to even by adding and subtracting 1.5 2^23, + zp, clamped
  * to the type (any |q| >= 2^22, where that rounding is not nearbyint's,
@@ -35,6 +36,10 @@ static void quantize_run(const float *x, int64_t n, float s, int32_t z, cairn_dt
                          void *y)
 {
     int64_t i = 0;
+    if (quant_use_avx512()) {
+        quant_ql_quantize_avx512(x, n, s, z, yt == CAIRN_U8, y);
+        return;
+    }
 #if QDQ_SSE2
     const int u8 = yt == CAIRN_U8;
     const __m128 vs = _mm_set1_ps(s), vz = _mm_set1_ps((float)z);

@@ -37,4 +37,13 @@ static inline void q_store(void *y, cairn_dtype_t yt, int64_t i, double v)
     }
 }
 
+/* Whether the quant kernels take their AVX-512 passes (x86_avx512.c):
+ * the CPU has them and the CAIRN_ISA cap allows (chosen once; dyn.c). */
+int quant_use_avx512(void);
+
+/* QuantizeLinear's pass in AVX-512 (qdq.c calls it where quant_use_avx512):
+ * y = saturate(round(x / s) + z) to u8 or i8, NaN quotients as 0, the
+ * same bits as quant_quantize_ref. */
+void quant_ql_quantize_avx512(const float *x, int64_t n, float s, int32_t z, int y_u8, void *y);
+
 #endif

@@ -1,6 +1,7 @@
 /*
  * AVX-512 passes of DynamicQuantizeLinear (dyn.c picks them where the CPU
- * and the CAIRN_ISA cap allow): dyn.c's SSE2 passes on 16 lanes, the tail
+ * and the CAIRN_ISA cap allow) and of QuantizeLinear (qdq.c): the SSE2
+ * passes on 16 lanes, the tail
  * under a mask, the same results bit for bit (vminps / vmaxps keep the
  * running value for a NaN, vdivps rounds as the scalar division, the
  * 1.5 2^23 add and subtract rounds half to even). Each quantise step is a
@@ -8,6 +9,7 @@
  * Compiled with -mavx512f (CMakeLists.txt).
  */
 #include "kernels/quant/quant.h"
+#include "kernels/quant/quant_internal.h"
 
 #if defined(__x86_64__) && defined(__AVX512F__)
 #include <immintrin.h>
@@ -44,7 +46,31 @@ void quant_dyn_quantize_avx512(const float *x, int64_t n, float s, float z, uint
     }
 }
 
+void quant_ql_quantize_avx512(const float *x, int64_t n, float s, int32_t z, int y_u8, void *y)
+{
+    const __m512 vs = _mm512_set1_ps(s), vz = _mm512_set1_ps((float)z);
+    const __m512 magic = _mm512_set1_ps(12582912.0f);
+    const __m512 lo = _mm512_set1_ps(y_u8 ? 0.0f : -128.0f), hi = _mm512_set1_ps(y_u8 ? 255.0f : 127.0f);
+    for (int64_t i = 0; i < n; i += 16) {
+        const __mmask16 m = n - i >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << (n - i)) - 1u);
+        __m512 v = _mm512_div_ps(_mm512_maskz_loadu_ps(m, x + i), vs);
+        v = _mm512_maskz_mov_ps(_mm512_cmp_ps_mask(v, v, _CMP_ORD_Q), v); /* NaN -> 0 */
+        v = _mm512_add_ps(_mm512_sub_ps(_mm512_add_ps(v, magic), magic), vz);
+        v = _mm512_min_ps(_mm512_max_ps(v, lo), hi);
+        const __m512i q = _mm512_cvtps_epi32(v);
+        if (y_u8)
+            _mm512_mask_cvtusepi32_storeu_epi8((uint8_t *)y + i, m, q);
+        else
+            _mm512_mask_cvtsepi32_storeu_epi8((int8_t *)y + i, m, q);
+    }
+}
+
 #else
+
+void quant_ql_quantize_avx512(const float *x, int64_t n, float s, int32_t z, int y_u8, void *y)
+{
+    (void)x, (void)n, (void)s, (void)z, (void)y_u8, (void)y;
+}
 
 void quant_dyn_minmax_avx512(const float *x, int64_t n, float *mn_out, float *mx_out)
 {
