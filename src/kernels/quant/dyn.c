@@ -47,7 +47,10 @@ int quant_use_avx512(void)
 #endif
 }
 
-const char *quant_dynamic_path(void) { return quant_use_avx512() ? "avx512" : QDYN_SSE2 ? "sse2" : "c"; }
+const char *quant_dynamic_path(void)
+{
+    return quant_use_avx512() ? "avx512" : QDYN_SSE2 ? "sse2" : "c";
+}
 
 /* min and max with 0 of x[0, n) into *mn, *mx */
 static void qdyn_minmax(const float *x, int64_t n, float *mn_out, float *mx_out)

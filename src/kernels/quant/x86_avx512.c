@@ -50,7 +50,8 @@ void quant_ql_quantize_avx512(const float *x, int64_t n, float s, int32_t z, int
 {
     const __m512 vs = _mm512_set1_ps(s), vz = _mm512_set1_ps((float)z);
     const __m512 magic = _mm512_set1_ps(12582912.0f);
-    const __m512 lo = _mm512_set1_ps(y_u8 ? 0.0f : -128.0f), hi = _mm512_set1_ps(y_u8 ? 255.0f : 127.0f);
+    const __m512 lo = _mm512_set1_ps(y_u8 ? 0.0f : -128.0f);
+    const __m512 hi = _mm512_set1_ps(y_u8 ? 255.0f : 127.0f);
     for (int64_t i = 0; i < n; i += 16) {
         const __mmask16 m = n - i >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << (n - i)) - 1u);
         __m512 v = _mm512_div_ps(_mm512_maskz_loadu_ps(m, x + i), vs);
