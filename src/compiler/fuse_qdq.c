@@ -24,7 +24,16 @@
  *   -> FusedElementwise [qdq(x)]
  *       one pass, f32 in and out, the pair's bits exactly (the qdq opcode
  *       of kernels/eltwise/fused.h); fuse_eltwise then merges it with the
- *       elementwise ops around it.
+ *       elementwise ops around it;
+ *
+ *   qdq(Reshape / Transpose / Gather / ... (qdq(x))) with the same grid
+ *   -> the movement alone (an Identity, which the plan makes a view)
+ *       onnxruntime's tool puts a pair after every op it quantises,
+ *       movements included; their values already lie on the grid, and
+ *       qdq is idempotent there: for q - z an integer of at most 383 in
+ *       magnitude, RN(RN((q - z) s) / s) is within 383 2^-23 of q - z and
+ *       rounds back to it, while s stays well inside the normal range
+ *       (2^-100 < |s| < 2^100, required).
  *
  * The MatMul rewrite goes first, so that a pair whose 8-bit tensor a
  * MatMul now reads keeps its QuantizeLinear. A DequantizeLinear that has
@@ -33,8 +42,10 @@
  */
 #include "compiler/rewrite.h"
 
+#include "ir/ops/fused.h"
 #include "kernels/eltwise/fused.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -184,6 +195,55 @@ static cairn_status_t qdq_pair(rw_t *r, int dq)
     return rw_try_replace(r, dq, IR_OP_FusedElementwise, &x, 1, attrs, 2, grp, 2);
 }
 
+/* Node n is a one-instruction qdq FusedElementwise (as qdq_pair makes it):
+ * its four immediates. */
+static const float *qdq_node(const ir_node_t *n)
+{
+    if (n->op != IR_OP_FusedElementwise || n->n_inputs != 1)
+        return NULL;
+    size_t nc = 0, nf = 0;
+    const int64_t *code = ir_attr_ints(n, FUSED_ELT_PROGRAM, &nc);
+    const float *imm = ir_attr_floats(n, FUSED_ELT_IMMS, &nf);
+    return nc == 3 && code[0] == EFU_QDQ && code[1] == 0 && code[2] == 0 && nf == 4 ? imm
+                                                                                    : NULL;
+}
+
+/* ops whose output holds only values of their first input, unchanged */
+static int moves_values(int op)
+{
+    return op == IR_OP_Reshape || op == IR_OP_Flatten || op == IR_OP_Squeeze ||
+           op == IR_OP_Unsqueeze || op == IR_OP_Identity || op == IR_OP_Transpose ||
+           op == IR_OP_Gather || op == IR_OP_Slice || op == IR_OP_Expand;
+}
+
+/* qdq(movements(qdq(x))) on one grid: the second qdq becomes an Identity */
+static cairn_status_t qdq_redundant(rw_t *r, int d)
+{
+    const ir_graph_t *g = r->g;
+    const float *imm = qdq_node(&g->nodes[d]);
+    if (!imm || !(fabsf(imm[0]) > 0x1p-100f && fabsf(imm[0]) < 0x1p100f))
+        return CAIRN_OK;
+    int v = g->nodes[d].inputs[0];
+    for (int hops = 0; hops < 8; hops++) {
+        const int p = rw_producer(r, v, -1);
+        if (p < 0)
+            return CAIRN_OK;
+        const ir_node_t *pn = &g->nodes[p];
+        const float *pi = qdq_node(pn);
+        if (pi) {
+            if (hops == 0 || memcmp(pi, imm, 4 * sizeof *imm))
+                return CAIRN_OK;
+            const int in = g->nodes[d].inputs[0];
+            return rw_try_replace(r, d, IR_OP_Identity, &in, 1, NULL, 0, &d, 1);
+        }
+        if (!moves_values(pn->op) || pn->n_inputs < 1 ||
+            g->values[pn->inputs[0]].type.dtype != CAIRN_F32)
+            return CAIRN_OK;
+        v = pn->inputs[0];
+    }
+    return CAIRN_OK;
+}
+
 cairn_status_t pass_fuse_qdq(ir_graph_t *g, const pass_ctx_t *c)
 {
     (void)c;
@@ -196,6 +256,9 @@ cairn_status_t pass_fuse_qdq(ir_graph_t *g, const pass_ctx_t *c)
     for (int i = 0; i < r.g->n_nodes && s == CAIRN_OK; i++)
         if (!r.dead[i] && r.g->nodes[i].op == IR_OP_DequantizeLinear)
             s = qdq_pair(&r, i);
+    for (int i = 0; i < r.g->n_nodes && s == CAIRN_OK; i++)
+        if (!r.dead[i])
+            s = qdq_redundant(&r, i);
     if (s != CAIRN_OK) {
         rw_free(&r);
         return s;

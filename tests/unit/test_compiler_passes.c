@@ -549,12 +549,28 @@ static void test_fuse_qdq_pairs(void)
     in[0] = q, in[1] = scalar(g, "dq/scale", 0.04f);
     cairn_value_id y = node(g, "DequantizeLinear", "odd/DQ", in, 3, NULL, 0);
     CHECK_OK(cairn_graph_mark_output(g, y));
+    /* a's pair again after a Reshape and a Transpose (values on its grid
+     * already: an Identity), and a grid of another zero point (kept) */
+    int64_t shp[2] = {70, 33};
+    cairn_tensor_t st = {CAIRN_I64, 1, {2}, shp};
+    cairn_value_id shape, perm_in[2];
+    CHECK_OK(cairn_graph_add_constant(g, "shape", &st, &shape));
+    perm_in[0] = a, perm_in[1] = shape;
+    cairn_value_id m = node(g, "Reshape", "reshape", perm_in, 2, NULL, 0);
+    m = node(g, "Transpose", "transpose", &m, 1, NULL, 0);
+    cairn_value_id again = qdq(g, "again", m, 0.0173f, CAIRN_U8, 131);
+    cairn_value_id other = qdq(g, "other", m, 0.0173f, CAIRN_U8, 130); /* another zero */
+    CHECK_OK(cairn_graph_mark_output(g, again));
+    CHECK_OK(cairn_graph_mark_output(g, other));
     ir_graph_t *cg = compiled(g, "fuse_qdq");
-    CHECK(count_op(cg, IR_OP_FusedElementwise) == 3 && count_op(cg, IR_OP_QuantizeLinear) == 1 &&
-          count_op(cg, IR_OP_DequantizeLinear) == 1);
+    CHECK(count_op(cg, IR_OP_FusedElementwise) == 4 && count_op(cg, IR_OP_QuantizeLinear) == 1 &&
+          count_op(cg, IR_OP_DequantizeLinear) == 1 && count_op(cg, IR_OP_Identity) == 1);
     ir_graph_destroy(cg);
     cg = compiled(g, "fuse_qdq,fuse_eltwise");
-    CHECK(count_op(cg, IR_OP_FusedElementwise) == 1 && count_op(cg, IR_OP_Mul) == 0);
+    /* b's pair, the Mul and s's pair one pass; a's pair (read by the Mul
+     * and the Reshape) and other's pair on their own */
+    CHECK_MSG(count_op(cg, IR_OP_FusedElementwise) == 3 && count_op(cg, IR_OP_Mul) == 0, "%d",
+              count_op(cg, IR_OP_FusedElementwise));
     ir_graph_destroy(cg);
     int64_t dims[2][CAIRN_MAX_RANK] = {{33, 70}, {33, 70}};
     int ranks[2] = {2, 2};
