@@ -18,6 +18,15 @@
  *       the two differ by f32 rounding of the sums (fuse_gemm then adds
  *       any epilogue chain after it, prepack packs W);
  *
+ *   Conv(DequantizeLinear(x, sx, [zx]), DequantizeLinear(W, sw, [zw]), [B])
+ *       group 1; x as above; W a constant u8 / i8 [M, C, k...] with sw and
+ *       zw one value or one per output channel (axis 0)
+ *   -> FusedConvInteger(x, W, sx * sw, zx, zw, [B])
+ *       the int8 GEMM over an im2col of x (kernels/quant/conv.c), the
+ *       exact sums scaled once; B (onnxruntime writes it as an int32
+ *       tensor behind its own DequantizeLinear) is folded to f32 later.
+ *       Grouped and depthwise convolutions stay in f32;
+ *
  *   DequantizeLinear(QuantizeLinear(x, s, z), s, z)
  *       s and z one constant value each in both (equal values), the 8-bit
  *       tensor read by nothing else
@@ -35,11 +44,12 @@
  *       rounds back to it, while s stays well inside the normal range
  *       (2^-100 < |s| < 2^100, required).
  *
- * The MatMul rewrite goes first, so that a pair whose 8-bit tensor a
- * MatMul now reads keeps its QuantizeLinear. A DequantizeLinear that has
+ * The MatMul and Conv rewrites go first, so that a pair whose 8-bit tensor
+ * a GEMM now reads keeps its QuantizeLinear. A DequantizeLinear that has
  * other readers stays for them. Per-axis activations, non-constant
  * scales and weights quantised along K are left as written.
  */
+#include "compiler/conv_attrs.h"
 #include "compiler/rewrite.h"
 
 #include "ir/ops/fused.h"
@@ -106,6 +116,8 @@ static int per_col(const ir_graph_t *g, int v, cairn_dtype_t t, int64_t N)
     return n == 1 || n == N;
 }
 
+static cairn_status_t scale_product(rw_t *r, float sa, int ws, int64_t ns, int *out);
+
 static cairn_status_t qdq_matmul(rw_t *r, int mm)
 {
     const ir_graph_t *g = r->g;
@@ -137,18 +149,8 @@ static cairn_status_t qdq_matmul(rw_t *r, int mm)
         return CAIRN_OK; /* one scale per row of W: not a column factor */
     if (wz >= 0 && ir_shape_numel(&g->values[wz].type.shape) != 1 && ns != N)
         return CAIRN_OK; /* zero points per column under one scale: DQ would refuse it */
-    /* sa * sw, one per column or one */
-    float *scale = malloc((size_t)ns * sizeof *scale);
-    if (!scale)
-        return base_error(CAIRN_ERR_OUT_OF_MEMORY, "fuse_qdq: %lld scales", (long long)ns);
-    const float *sw = g->values[ws].data;
-    for (int64_t j = 0; j < ns; j++)
-        scale[j] = sa * sw[j];
-    int sv;
-    const int64_t dims[1] = {ns};
-    cairn_status_t s = rw_add_const(r, "qdq_scale", CAIRN_F32, 1, dims, scale, &sv);
-    free(scale);
-    BASE_TRY(s);
+    int sv; /* sa * sw, one per column or one */
+    BASE_TRY(scale_product(r, sa, ws, ns, &sv));
     g = r->g; /* adding a value may have moved the arrays */
     m = &g->nodes[mm];
     A = &g->nodes[da];
@@ -163,6 +165,75 @@ static cairn_status_t qdq_matmul(rw_t *r, int mm)
     const int n_in = wz >= 0 ? 5 : zp_input(A) >= 0 ? 4 : 3;
     cairn_attr_t attrs[1] = {cairn_attr_int("activation", GEMM_ACT_NONE)};
     return rw_try_replace(r, mm, IR_OP_FusedMatMulInteger, in, n_in, attrs, 1, grp, ng);
+}
+
+/* sa * sw (ns of them) as a new f32 constant [ns] */
+static cairn_status_t scale_product(rw_t *r, float sa, int ws, int64_t ns, int *out)
+{
+    float *scale = malloc((size_t)ns * sizeof *scale);
+    if (!scale)
+        return base_error(CAIRN_ERR_OUT_OF_MEMORY, "fuse_qdq: %lld scales", (long long)ns);
+    const float *sw = r->g->values[ws].data;
+    for (int64_t j = 0; j < ns; j++)
+        scale[j] = sa * sw[j];
+    const int64_t dims[1] = {ns};
+    cairn_status_t s = rw_add_const(r, "qdq_scale", CAIRN_F32, 1, dims, scale, out);
+    free(scale);
+    return s;
+}
+
+static cairn_status_t qdq_conv(rw_t *r, int cv)
+{
+    const ir_graph_t *g = r->g;
+    const ir_node_t *n = &g->nodes[cv];
+    if (n->n_inputs < 2 || g->values[n->outputs[0]].type.dtype != CAIRN_F32)
+        return CAIRN_OK;
+    const ir_attr_t *gr = ir_node_attr(n, "group");
+    if (gr && gr->i != 1)
+        return CAIRN_OK;
+    const int dx = rw_producer(r, n->inputs[0], IR_OP_DequantizeLinear);
+    const int dw = rw_producer(r, n->inputs[1], IR_OP_DequantizeLinear);
+    if (dx < 0 || dw < 0 || dx == dw)
+        return CAIRN_OK;
+    float sx;
+    int32_t zx;
+    if (!dq_per_tensor(g, &g->nodes[dx], &sx, &zx))
+        return CAIRN_OK;
+    const ir_node_t *W = &g->nodes[dw];
+    const ir_value_t *wv = &g->values[W->inputs[0]];
+    const cairn_dtype_t wt = wv->type.dtype;
+    if (wv->kind != IR_VALUE_CONSTANT || wv->type.shape.rank < 3 ||
+        (wt != CAIRN_U8 && wt != CAIRN_I8))
+        return CAIRN_OK;
+    const int64_t M = wv->type.shape.d[0];
+    const int ws = W->inputs[1], wz = zp_input(W);
+    if (!per_col(g, ws, CAIRN_F32, M) || (wz >= 0 && !per_col(g, wz, wt, M)))
+        return CAIRN_OK;
+    const int64_t ns = ir_shape_numel(&g->values[ws].type.shape);
+    if (ns == M && M > 1 && ir_attr_i(W, 0) != 0)
+        return CAIRN_OK; /* per channel must be along W's output channels */
+    if (wz >= 0 && ir_shape_numel(&g->values[wz].type.shape) != 1 && ns != M)
+        return CAIRN_OK;
+    cairn_attr_t attrs[8];
+    const int na = conv_attrs_of(n, attrs, 8);
+    if (na < 0)
+        return CAIRN_OK;
+    int sv;
+    BASE_TRY(scale_product(r, sx, ws, ns, &sv));
+    g = r->g;
+    n = &g->nodes[cv];
+    const ir_node_t *X = &g->nodes[dx];
+    W = &g->nodes[dw];
+    int grp[3], ng = 0;
+    if (rw_sole_consumer(r, X->outputs[0]) == cv)
+        grp[ng++] = dx;
+    if (rw_sole_consumer(r, W->outputs[0]) == cv)
+        grp[ng++] = dw;
+    grp[ng++] = cv;
+    const int bias = n->n_inputs > 2 ? n->inputs[2] : -1;
+    const int in[6] = {X->inputs[0], W->inputs[0], sv, zp_input(X), wz, bias};
+    const int n_in = bias >= 0 ? 6 : wz >= 0 ? 5 : zp_input(X) >= 0 ? 4 : 3;
+    return rw_try_replace(r, cv, IR_OP_FusedConvInteger, in, n_in, attrs, na, grp, ng);
 }
 
 /* DequantizeLinear(QuantizeLinear(x, s, z), s, z) -> FusedElementwise [qdq] */
@@ -253,6 +324,8 @@ cairn_status_t pass_fuse_qdq(ir_graph_t *g, const pass_ctx_t *c)
     for (int i = 0; i < r.g->n_nodes && s == CAIRN_OK; i++)
         if (!r.dead[i] && r.g->nodes[i].op == IR_OP_MatMul)
             s = qdq_matmul(&r, i);
+        else if (!r.dead[i] && r.g->nodes[i].op == IR_OP_Conv)
+            s = qdq_conv(&r, i);
     for (int i = 0; i < r.g->n_nodes && s == CAIRN_OK; i++)
         if (!r.dead[i] && r.g->nodes[i].op == IR_OP_DequantizeLinear)
             s = qdq_pair(&r, i);

@@ -670,6 +670,10 @@ void plan_step_kernel(const plan_step_t *st, char *buf, size_t cap)
                  gemm_s8_variant_name(), ir_attr_i(n, FUSED_MM_PACKED) ? " packed-B" : "",
                  epilogue_str(st, FUSED_MM_ACTIVATION, FUSED_MM_POST_ACTIVATION, 5, 6, epi,
                               sizeof epi));
+    } else if (n->op == IR_OP_FusedConvInteger) {
+        snprintf(buf, cap, "int8 conv: im2col + int8 gemm %s, dequantised%s%s",
+                 gemm_s8_variant_name(), n->n_inputs > 5 && n->inputs[5] >= 0 ? ", bias" : "",
+                 n->n_inputs > 6 && n->inputs[6] >= 0 ? ", residual" : "");
     } else if ((n->op == IR_OP_MatMulInteger || n->op == IR_OP_QLinearMatMul) && st->n_in > 0 &&
                st->in[0].rank >= 1 && quant_matmul_fast(st->in[0].shape[st->in[0].rank - 1])) {
         snprintf(buf, cap, "int8 gemm %s, zero points by row / column sums%s",

@@ -579,6 +579,58 @@ static void test_fuse_qdq_pairs(void)
     cairn_graph_destroy(g);
 }
 
+/* Conv(DQ(Q(x)), DQ(W int8 per channel), bias) -> FusedConvInteger, and a
+ * depthwise one (group = channels) left in f32 */
+static void test_fuse_qdq_conv(int per_ch, int depthwise)
+{
+    cairn_graph_t *g;
+    CHECK_OK(cairn_graph_create(&g));
+    const int64_t C = 6, M = depthwise ? 6 : 10;
+    int64_t dx[4] = {2, C, 9, 8}, db[1] = {M};
+    cairn_value_id x;
+    CHECK_OK(cairn_graph_add_input(g, "x", CAIRN_F32, 4, dx, NULL, &x));
+    const int64_t Cg = depthwise ? 1 : C;
+    int8_t w[10 * 6 * 9], wz[10];
+    float ws[10];
+    check_rng_t rr = {321};
+    for (int i = 0; i < M * Cg * 9; i++)
+        w[i] = (int8_t)((int)(check_rng_next(&rr) % 255) - 127);
+    for (int j = 0; j < M; j++)
+        ws[j] = 0.003f + 0.0002f * (float)j, wz[j] = (int8_t)(j % 5 - 2);
+    const int nw = per_ch ? (int)M : 1;
+    cairn_tensor_t wt = {CAIRN_I8, 4, {M, Cg, 3, 3}, w};
+    cairn_tensor_t wst = {CAIRN_F32, 1, {nw}, ws}, wzt = {CAIRN_I8, 1, {nw}, wz};
+    cairn_value_id dw[3];
+    CHECK_OK(cairn_graph_add_constant(g, "W", &wt, &dw[0]));
+    CHECK_OK(cairn_graph_add_constant(g, "W/scale", &wst, &dw[1]));
+    CHECK_OK(cairn_graph_add_constant(g, "W/zp", &wzt, &dw[2]));
+    cairn_attr_t axis = cairn_attr_int("axis", 0);
+    cairn_value_id wdq = node(g, "DequantizeLinear", "W/DQ", dw, 3, &axis, 1);
+    cairn_value_id xd = qdq(g, "x", x, 0.02f, CAIRN_U8, 100);
+    int64_t pads[4] = {1, 1, 1, 1}, strides[2] = {2, 1};
+    cairn_attr_t ca[3] = {cairn_attr_ints("pads", pads, 4), cairn_attr_ints("strides", strides, 2),
+                          cairn_attr_int("group", depthwise ? C : 1)};
+    cairn_value_id cin[3] = {xd, wdq, tensor(g, "bias", 1, db, 8, -0.5, 0.5)};
+    cairn_value_id y = node(g, "Conv", "conv", cin, 3, ca, 3);
+    CHECK_OK(cairn_graph_mark_output(g, y));
+    ir_graph_t *cg = compiled(g, "fuse_qdq");
+    const ir_node_t *n = find_op(cg, IR_OP_FusedConvInteger);
+    if (depthwise) {
+        CHECK(!n && count_op(cg, IR_OP_Conv) == 1);
+    } else {
+        CHECK(n && count_op(cg, IR_OP_Conv) == 0 && count_op(cg, IR_OP_DequantizeLinear) == 0 &&
+              n->n_inputs == 6 && has_source(n, "conv") && has_source(n, "W/DQ") &&
+              has_source(n, "x/DQ"));
+        CHECK(n && cg->values[n->inputs[1]].type.dtype == CAIRN_I8);
+    }
+    ir_graph_destroy(cg);
+    int64_t dims[1][CAIRN_MAX_RANK] = {{2, C, 9, 8}};
+    int ranks[1] = {4};
+    compare_runs(g, "fuse_qdq", 1, dims, ranks, 1e-5);
+    compare_runs(g, "all", 1, dims, ranks, 1e-5);
+    cairn_graph_destroy(g);
+}
+
 int main(void)
 {
     test_fold_dce();
@@ -604,6 +656,9 @@ int main(void)
     test_fuse_qdq(CAIRN_I8, 0, 0, 1);
     test_fuse_qdq(CAIRN_U8, 128, 2, 0);
     test_fuse_qdq_pairs();
+    test_fuse_qdq_conv(1, 0);
+    test_fuse_qdq_conv(0, 0);
+    test_fuse_qdq_conv(1, 1);
     test_selection_errors();
     return check_finish("test_compiler_passes");
 }

@@ -20,6 +20,7 @@
 #include "base/threadpool.h"
 #include "check.h"
 #include "kernels/quant/quant.h"
+#include "kernels/quant/quant_internal.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -417,9 +418,128 @@ static void test_dequantised(void)
     CHECK_MSG(fails == 0, "%d dequantised cases differ", fails);
 }
 
+/* quant_conv_f32 (FusedConvInteger) against a direct loop over each
+ * output's taps: the exact integer sum of (x - xz)(w - wz[m]) (a padded tap
+ * adds 0), times the channel's scale in f32, plus the bias, plus the
+ * residual, in f32 in that order (the epilogue's): the same bits. sp: the
+ * spatial dims (1 to 3); wz / scale one value or one per channel. */
+static int conv_case(int sp, int64_t N, int64_t C, int64_t M, const int64_t *in,
+                     const int64_t *kern, const int64_t *stride, const int64_t *pad,
+                     const int64_t *dil, cairn_dtype_t xt, cairn_dtype_t wt, int per_ch,
+                     int resid, int threads)
+{
+    conv_params_t g;
+    memset(&g, 0, sizeof g);
+    g.N = N, g.C = C, g.M = M, g.group = 1;
+    int64_t HW = 1, P = 1, taps = 1;
+    for (int d = 0; d < CONV_SP; d++) {
+        const int i = d - (CONV_SP - sp);
+        g.in[d] = i >= 0 ? in[i] : 1, g.kernel[d] = i >= 0 ? kern[i] : 1;
+        g.stride[d] = i >= 0 ? stride[i] : 1, g.pad[d] = i >= 0 ? pad[i] : 0;
+        g.dilation[d] = i >= 0 ? dil[i] : 1;
+        const int64_t eff = (g.kernel[d] - 1) * g.dilation[d] + 1;
+        g.out[d] = (g.in[d] + 2 * g.pad[d] - eff) / g.stride[d] + 1;
+        HW *= g.in[d], P *= g.out[d], taps *= g.kernel[d];
+    }
+    const int64_t nx = N * C * HW, nw = M * C * taps, ny = N * M * P;
+    uint8_t *x = malloc((size_t)nx), *w = malloc((size_t)nw), xz = 0, wz[64];
+    float *sc = malloc(sizeof(float) * (size_t)M), *bias = malloc(sizeof(float) * (size_t)M);
+    float *res = malloc(sizeof(float) * (size_t)ny), *y = malloc(sizeof(float) * (size_t)ny);
+    fill_q(xt, x, nx, 0);
+    fill_q(wt, w, nw, 0);
+    fill_q(xt, &xz, 1, 0);
+    fill_q(wt, wz, 64, 0);
+    for (int64_t m = 0; m < M; m++)
+        sc[m] = (float)check_rng_uniform(&rng, 1e-4, 3e-4), bias[m] = (float)check_rng_uniform(&rng, -1, 1);
+    check_fill_f32(&rng, res, ny, -1, 1);
+    quant_conv_params_t qp = {g, xt, wt, &xz, wz, per_ch, sc, per_ch};
+    gemm_epilogue_t e;
+    memset(&e, 0, sizeof e);
+    e.scale = 1.0f, e.bias_kind = GEMM_BIAS_ROW, e.bias = bias;
+    e.residual = resid ? res : NULL;
+    memset(y, 0xff, sizeof(float) * (size_t)ny);
+    kctx_t k = {threads > 1 ? pool2 : NULL, threads};
+    CHECK_OK(quant_conv_f32(&k, &qp, x, w, &e, y));
+    int bad = 0;
+    for (int64_t n = 0; n < N; n++)
+        for (int64_t m = 0; m < M; m++)
+            for (int64_t o = 0; o < P; o++) {
+                const int64_t oo[3] = {o / (g.out[1] * g.out[2]), (o / g.out[2]) % g.out[1],
+                                       o % g.out[2]};
+                const int32_t zw = q_load(wz, wt, per_ch ? m : 0), zx = q_load(&xz, xt, 0);
+                int64_t acc = 0;
+                for (int64_t c = 0; c < C; c++)
+                    for (int64_t t = 0; t < taps; t++) {
+                        const int64_t tt[3] = {t / (g.kernel[1] * g.kernel[2]),
+                                               (t / g.kernel[2]) % g.kernel[1], t % g.kernel[2]};
+                        int64_t xi = 0, inside = 1;
+                        for (int d = 0; d < 3; d++) {
+                            const int64_t ii = oo[d] * g.stride[d] - g.pad[d] + tt[d] * g.dilation[d];
+                            inside &= ii >= 0 && ii < g.in[d];
+                            xi = xi * g.in[d] + ii;
+                        }
+                        if (inside)
+                            acc += (int64_t)(q_load(x, xt, (n * C + c) * HW + xi) - zx) *
+                                   (q_load(w, wt, (m * C + c) * taps + t) - zw);
+                    }
+                float want = (float)acc * sc[per_ch ? m : 0] + bias[m];
+                const int64_t yi = (n * M + m) * P + o;
+                if (resid)
+                    want += res[yi];
+                if (memcmp(&want, &y[yi], sizeof want) && bad++ < 3)
+                    CHECK_MSG(0, "conv %dd N%lld C%lld M%lld %s x %s W: y[%lld] = %.9g, want %.9g",
+                              sp, (long long)N, (long long)C, (long long)M, tname(xt), tname(wt),
+                              (long long)yi, (double)y[yi], (double)want);
+            }
+    free(x), free(w), free(sc), free(bias), free(res), free(y);
+    return bad == 0;
+}
+
+static void test_conv(void)
+{
+    int fails = 0;
+    const int64_t one[3] = {1, 1, 1}, zero[3] = {0, 0, 0};
+    /* 1x1 (the direct path, the image as the GEMM's B), batch 2 */
+    const int64_t i1[2] = {7, 9};
+    fails += !conv_case(2, 2, 19, 23, i1, one, one, zero, one, CAIRN_U8, CAIRN_I8, 0, 0, 1);
+    /* 3x3 pad 1, strides 1 and 2; per-channel scales and zero points */
+    const int64_t i2[2] = {13, 11}, k3[2] = {3, 3}, s2[2] = {2, 2}, p1[2] = {1, 1};
+    fails += !conv_case(2, 1, 16, 40, i2, k3, one, p1, one, CAIRN_U8, CAIRN_I8, 1, 1, 2);
+    fails += !conv_case(2, 2, 5, 17, i2, k3, s2, p1, one, CAIRN_I8, CAIRN_U8, 1, 0, 2);
+    /* a stem: 7x7 stride 2 pad 3 over 3 channels */
+    const int64_t i3[2] = {30, 29}, k7[2] = {7, 7}, p3[2] = {3, 3};
+    fails += !conv_case(2, 1, 3, 16, i3, k7, s2, p3, one, CAIRN_U8, CAIRN_I8, 0, 0, 2);
+    /* dilation 2, a rectangular kernel, 1x1 stride 2 (not the direct path) */
+    const int64_t k13[2] = {1, 3}, d2[2] = {2, 2}, p02[2] = {0, 2};
+    fails += !conv_case(2, 1, 6, 9, i2, k13, one, p02, d2, CAIRN_I8, CAIRN_I8, 1, 1, 1);
+    fails += !conv_case(2, 1, 8, 12, i2, one, s2, zero, one, CAIRN_U8, CAIRN_U8, 0, 1, 2);
+    /* 1-D and 3-D */
+    const int64_t i4[1] = {50}, k5[1] = {5}, p2[1] = {2};
+    fails += !conv_case(1, 2, 7, 10, i4, k5, one, p2, one, CAIRN_U8, CAIRN_I8, 1, 0, 2);
+    const int64_t i5[3] = {4, 5, 6}, k333[3] = {3, 3, 3}, p111[3] = {1, 1, 1};
+    fails += !conv_case(3, 1, 3, 5, i5, k333, one, p111, one, CAIRN_I8, CAIRN_I8, 0, 1, 1);
+    CHECK_MSG(fails == 0, "%d convolution cases differ", fails);
+    /* grouped convolutions are not this kernel's */
+    conv_params_t g;
+    memset(&g, 0, sizeof g);
+    g.N = 1, g.C = 4, g.M = 4, g.group = 4;
+    for (int d = 0; d < 3; d++)
+        g.in[d] = g.out[d] = g.kernel[d] = g.stride[d] = g.dilation[d] = 1;
+    CHECK(!quant_conv_fast(&g));
+    quant_conv_params_t qp;
+    memset(&qp, 0, sizeof qp);
+    qp.g = g, qp.xt = CAIRN_U8, qp.wt = CAIRN_I8;
+    float sc = 1, y[4];
+    uint8_t x[4] = {0}, w[4] = {0};
+    qp.scale = &sc;
+    kctx_t k = {NULL, 1};
+    CHECK_FAILS(quant_conv_f32(&k, &qp, x, w, NULL, y), CAIRN_ERR_UNSUPPORTED, "group 4");
+}
+
 int main(void)
 {
     CHECK_OK(base_pool_create(2, &pool2));
+    test_conv();
     test_dynamic();
     test_qdq();
     test_combinations();

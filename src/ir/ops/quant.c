@@ -722,6 +722,98 @@ cairn_status_t op_quant_conv_exec(const ir_node_t *n, const ktensor_t *in, int n
     return CAIRN_OK;
 }
 
+/* ====================== FusedConvInteger (fuse_qdq) ====================== */
+
+/* FusedConvInteger(X, W, scale, [x_zero_point], [w_zero_point], [bias],
+ * [residual]) = Conv(DequantizeLinear(X), DequantizeLinear(W)) + bias
+ * [+ residual] with the dequantisation applied once to the exact integer
+ * sums: X and W u8 / i8 (group 1), scale f32 one value or one per output
+ * channel (x's scale times w's), x_zero_point one value, w_zero_point one
+ * or one per channel, bias f32 one per channel, residual f32 of the output's
+ * shape. Output f32. */
+cairn_status_t op_fused_convint_infer(ir_infer_ctx_t *c)
+{
+    BASE_TRY(ir_infer_check_dtype(c, 0, q_qtypes));
+    BASE_TRY(ir_infer_check_dtype(c, 1, q_qtypes));
+    BASE_TRY(ir_infer_check_dtype(c, 2, q_f32));
+    ir_shape_t y;
+    conv_params_t kp;
+    BASE_TRY(q_conv_geom(c->node, &c->in[0].shape, &c->in[1].shape, &y, &kp));
+    if (kp.group != 1)
+        return ir_infer_error(c, CAIRN_ERR_UNSUPPORTED, "group is %lld; only group 1 runs here",
+                              (long long)kp.group);
+    const int64_t M = c->in[1].shape.rank >= 1 ? c->in[1].shape.d[0] : IR_DIM_UNKNOWN;
+    BASE_TRY(q_vec_ok(&c->in[2].shape, M, "scale", "output channel"));
+    if (present(c, 3)) {
+        BASE_TRY(ir_infer_same_dtype(c, 0, 3));
+        BASE_TRY(q_vec_ok(&c->in[3].shape, 1, "x_zero_point", "tensor"));
+    }
+    if (present(c, 4)) {
+        BASE_TRY(ir_infer_same_dtype(c, 1, 4));
+        BASE_TRY(q_vec_ok(&c->in[4].shape, M, "w_zero_point", "output channel"));
+    }
+    if (present(c, 5)) {
+        BASE_TRY(ir_infer_check_dtype(c, 5, q_f32));
+        const int64_t nb = ir_shape_numel(&c->in[5].shape);
+        if (nb >= 0 && ir_dim_known(M) && nb != M)
+            return ir_infer_error(c, CAIRN_ERR_SHAPE,
+                                  "bias has %lld elements but W has %lld output channels",
+                                  (long long)nb, (long long)M);
+    }
+    c->out[0].dtype = CAIRN_F32;
+    c->out[0].shape = y;
+    if (present(c, 6)) {
+        char b1[128], b2[128];
+        const ir_type_t *res = &c->in[6];
+        BASE_TRY(ir_infer_check_dtype(c, 6, q_f32));
+        int known = res->shape.rank >= 0 && ir_shape_is_concrete(&res->shape) &&
+                    ir_shape_is_concrete(&y);
+        if ((known || !c->partial) && !ir_shape_equal(&res->shape, &y))
+            return ir_infer_error(c, CAIRN_ERR_SHAPE,
+                                  "residual %s must have the output's shape %s",
+                                  sstr(&res->shape, b1, sizeof b1), sstr(&y, b2, sizeof b2));
+    }
+    return CAIRN_OK;
+}
+
+cairn_status_t op_fused_convint_exec(const ir_node_t *n, const ktensor_t *in, int n_in,
+                                     ktensor_t *out, int n_out, void *ws, const kctx_t *k)
+{
+    (void)n_out, (void)ws;
+    ir_shape_t xs, wsh, y;
+    quant_conv_params_t p;
+    memset(&p, 0, sizeof p);
+    shape_of(&in[0], &xs);
+    shape_of(&in[1], &wsh);
+    BASE_TRY(q_conv_geom(n, &xs, &wsh, &y, &p.g));
+    if (kt_numel(&out[0]) == 0)
+        return CAIRN_OK;
+    p.xt = in[0].dtype, p.wt = in[1].dtype;
+    p.scale = in[2].data, p.scale_vec = kt_numel(&in[2]) > 1;
+    if (kpresent(in, n_in, 3))
+        p.xz = in[3].data;
+    if (kpresent(in, n_in, 4))
+        p.wz = in[4].data, p.wz_vec = kt_numel(&in[4]) > 1;
+    gemm_epilogue_t epi;
+    memset(&epi, 0, sizeof epi);
+    epi.scale = 1.0f;
+    if (kpresent(in, n_in, 5))
+        epi.bias_kind = GEMM_BIAS_ROW, epi.bias = in[5].data;
+    if (kpresent(in, n_in, 6))
+        epi.residual = in[6].data;
+    return quant_conv_f32(k, &p, in[0].data, in[1].data, &epi, out[0].data);
+}
+
+void op_fused_convint_cost(const ir_node_t *n, const ktensor_t *in, int n_in, const ktensor_t *out,
+                           int n_out, ir_cost_t *cost)
+{
+    op_quant_cost(n, in, n_in, out, n_out, cost);
+    double taps = 1;
+    for (int i = 1; i < in[1].rank; i++)
+        taps *= (double)in[1].shape[i];
+    cost->flops = 2.0 * (double)kt_numel(&out[0]) * taps;
+}
+
 /* ========================= GatherND / ScatterND / ScatterElements ========================= */
 
 cairn_status_t op_quant_gathernd_infer(ir_infer_ctx_t *c)

@@ -61,13 +61,14 @@ typedef struct qmm_job {
     const uint32_t *z1;  /* -zb'_j (N) */
     const uint32_t *z2;  /* K zb'_j - S_j (N) */
     const uint32_t *zt;  /* z2_j za' when za' is one value, else NULL */
+    int z1_one;          /* every z1_j the same (zb' one value) */
     int correct;
     void *y; /* QLinearMatMul's output, NULL for MatMulInteger's (c is Y) */
     /* the dequantising form (quant_matmul_f32): f32 output, scales and the
      * f32 epilogue; work items are blocks of mr rows */
     float *yf;
     const float *scale;
-    int scale_vec, mr, nr;
+    int scale_kind, mr, nr;
     const gemm_epilogue_t *epi;
 } qmm_job_t;
 
@@ -135,24 +136,36 @@ static void qmm_f32_blocks(void *ctx, size_t b0, size_t b1, int worker)
     const qmm_job_t *j = ctx;
     const int64_t M = j->p->M, N = j->p->N;
     float T[16 * 32] __attribute__((aligned(64)));
-    float one[32]; /* a scale of one value, repeated across a tile's width */
-    for (int c = 0; c < 32; c++)
-        one[c] = j->scale[0];
+    /* scales as a row of the tile's width: one value repeated (row r of
+     * rowsc; per row: each row's own, filled once per block) */
+    float rowsc[16][32];
+    for (int r = 0; r < 16; r++)
+        for (int c = 0; c < 32; c++)
+            rowsc[r][c] = j->scale[0];
     for (size_t b = b0; b < b1; b++) {
         const int64_t i0 = (int64_t)b * j->mr, m = M - i0 < j->mr ? M - i0 : j->mr;
+        if (j->scale_kind == QUANT_SCALE_ROW)
+            for (int64_t r = 0; r < m; r++)
+                for (int c = 0; c < 32; c++)
+                    rowsc[r][c] = j->scale[i0 + r];
         for (int64_t n0 = 0; n0 < N; n0 += j->nr) {
             const int64_t nn = N - n0 < j->nr ? N - n0 : j->nr;
-            const float *restrict sc = j->scale_vec ? j->scale + n0 : one;
             for (int64_t r = 0; r < m; r++) {
+                const float *restrict sc =
+                    j->scale_kind == QUANT_SCALE_COL ? j->scale + n0 : rowsc[r];
                 const int32_t *restrict cr = j->c + (i0 + r) * N + n0;
                 float *restrict t = T + r * j->nr;
                 if (!j->correct) {
                     for (int64_t c = 0; c < nn; c++)
                         t[c] = (float)cr[c] * sc[c];
-                } else if (!j->rs && j->zt) {
+                } else if (j->zt && (!j->rs || j->z1_one)) {
+                    /* one za' and one zb' (or none): a row term and a
+                     * column term (an 8-bit convolution's activations
+                     * against its weights) */
+                    const uint32_t rt = j->rs ? j->z1[0] * (uint32_t)j->rs[i0 + r] : 0;
                     const uint32_t *restrict zt = j->zt + n0;
                     for (int64_t c = 0; c < nn; c++)
-                        t[c] = (float)(int32_t)((uint32_t)cr[c] + zt[c]) * sc[c];
+                        t[c] = (float)(int32_t)((uint32_t)cr[c] + rt + zt[c]) * sc[c];
                 } else {
                     const uint32_t rr = j->rs ? (uint32_t)j->rs[i0 + r] : 0;
                     const uint32_t a = j->za ? (uint32_t)j->za[i0 + r] : 0;
@@ -371,6 +384,7 @@ static cairn_status_t qmm(const kctx_t *k, const quant_mm_params_t *p, const voi
     j.p = p, j.c = c, j.y32 = out32 ? (int32_t *)Y : NULL;
     j.za = any_za ? za : NULL, j.rs = any_zb ? rs : NULL;
     j.z1 = z1, j.z2 = z2, j.zt = one_za ? zt : NULL, j.correct = any_za || any_zb;
+    j.z1_one = !p->bzp_vec;
     j.y = out32 || f ? NULL : Y;
     const int threads = k && k->pool && M * N >= 16384 ? k->threads : 1;
     base_pool_t *pool = threads > 1 ? k->pool : NULL;
@@ -389,10 +403,11 @@ cairn_status_t quant_matmul(const kctx_t *k, const quant_mm_params_t *p, const v
 }
 
 cairn_status_t quant_matmul_f32(const kctx_t *k, const quant_mm_params_t *p, const void *A,
-                                const void *B, int b_packed, const float *scale, int scale_vec,
+                                const void *B, int b_packed, const float *scale, int scale_kind,
                                 const gemm_epilogue_t *epi, float *Y)
 {
-    if (p->yt != CAIRN_DTYPE_UNDEFINED || !scale)
+    if (p->yt != CAIRN_DTYPE_UNDEFINED || !scale || scale_kind < QUANT_SCALE_ONE ||
+        scale_kind > QUANT_SCALE_ROW)
         return base_error(CAIRN_ERR_INVALID_ARGUMENT,
                           "quant_matmul_f32: no requantisation (yt must be undefined) and a "
                           "scale is needed");
@@ -409,7 +424,7 @@ cairn_status_t quant_matmul_f32(const kctx_t *k, const quant_mm_params_t *p, con
     }
     qmm_job_t f;
     memset(&f, 0, sizeof f);
-    f.p = p, f.yf = Y, f.scale = scale, f.scale_vec = scale_vec, f.epi = epi;
+    f.p = p, f.yf = Y, f.scale = scale, f.scale_kind = scale_kind, f.epi = epi;
     gemm_f32_epilogue_tile_dims(&f.mr, &f.nr);
     if (f.mr > 16 || f.nr > 32)
         return base_error(CAIRN_ERR_UNSUPPORTED, "quant_matmul_f32: an f32 tile of %d x %d",

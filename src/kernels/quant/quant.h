@@ -14,6 +14,7 @@
 #ifndef CAIRN_KERNELS_QUANT_H
 #define CAIRN_KERNELS_QUANT_H
 
+#include "kernels/conv/conv.h"
 #include "kernels/gemm/gemm.h"
 #include "kernels/ktensor.h"
 
@@ -74,13 +75,36 @@ cairn_status_t quant_matmul(const kctx_t *k, const quant_mm_params_t *p, const v
                             const void *B, void *Y);
 /* The dequantising form (MatMulInteger -> Cast -> Mul(scale) and what
  * follows, fused): Y (f32, M x N) = epilogue(acc * scale), acc the exact
- * (A - azp)(B - bzp) sums (p->yt UNDEFINED), scale one value or (scale_vec)
- * one per column, epi FusedMatMul's epilogue (bias per column, activation,
- * residual, post-activation; NULL: none) with its arithmetic. With b_packed
- * B is quant_pack_b's buffer (p->bt is then read from it). */
+ * (A - azp)(B - bzp) sums (p->yt UNDEFINED), scale one value
+ * (QUANT_SCALE_ONE), one per column (QUANT_SCALE_COL) or one per row
+ * (QUANT_SCALE_ROW), epi FusedMatMul's epilogue (bias per row or column,
+ * activation, residual, post-activation; NULL: none) with its arithmetic.
+ * With b_packed B is quant_pack_b's buffer (p->bt is then read from it). */
+enum { QUANT_SCALE_ONE = 0, QUANT_SCALE_COL = 1, QUANT_SCALE_ROW = 2 };
 cairn_status_t quant_matmul_f32(const kctx_t *k, const quant_mm_params_t *p, const void *A,
-                                const void *B, int b_packed, const float *scale, int scale_vec,
+                                const void *B, int b_packed, const float *scale, int scale_kind,
                                 const gemm_epilogue_t *epi, float *Y);
+
+/* Convolution of 8-bit x (N, C, in...) and W (M, C, kernel...), group 1,
+ * dequantised (conv.c; FusedConvInteger): Y (f32, N, M, out...) =
+ * epilogue(scale[m] * sum (x - xz)(w - wz[m])) over each output's taps,
+ * padding contributing 0, the sums exact (quant_matmul_f32's, W as A). xz
+ * one value of x's type (NULL: 0); wz one value or (wz_vec) one per output
+ * channel (NULL: 0); scale one value or (scale_vec) one per channel; epi
+ * with a per-row bias is the per-channel bias (bias_kind GEMM_BIAS_ROW),
+ * and its residual has Y's shape. quant_conv_fast(g): whether g runs here
+ * (group 1 and a reduction of at most 32768 taps). */
+typedef struct quant_conv_params {
+    conv_params_t g;
+    cairn_dtype_t xt, wt;
+    const void *xz, *wz;
+    int wz_vec;
+    const float *scale;
+    int scale_vec;
+} quant_conv_params_t;
+int quant_conv_fast(const conv_params_t *g);
+cairn_status_t quant_conv_f32(const kctx_t *k, const quant_conv_params_t *p, const void *X,
+                              const void *W, const gemm_epilogue_t *epi, float *Y);
 /* B (K x N, u8 or i8, K within quant_matmul_fast) packed once for
  * quant_matmul_f32, which takes the buffer in B's place (weights packed at
  * compile time: the prepack pass): the int8 GEMM's packed B (a u8 B

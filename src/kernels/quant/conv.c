@@ -1,0 +1,173 @@
+/*
+ * Convolution of 8-bit x and W through the int8 GEMM, dequantised
+ * (quant.h's quant_conv_f32: FusedConvInteger, which fuse_qdq makes of a
+ * statically quantised model's Conv(DequantizeLinear(x),
+ * DequantizeLinear(W))).
+ *
+ * Per image, as the f32 convolution (kernels/conv) does it:
+ * Y[M, P] = W[M, K] col[K, P], K = C kd kh kw the taps of one output
+ * channel and P the output pixels, col the im2col of the image (the image
+ * itself for a 1x1 kernel of stride 1 without padding). A tap that falls
+ * in the padding takes x's zero point, so that it adds (xz - xz)(w - wz) =
+ * 0, which is what the dequantised zero padding of the f32 Conv adds. The
+ * product, its zero-point corrections and its dequantisation (a scale per
+ * output channel, a row of W, then the bias per channel and the rest of
+ * the epilogue) are quant_matmul_f32's, W as its A: the sums are exact,
+ * then scaled once in f32.
+ *
+ * The GEMM multiplies u8 by s8, so a u8 x is flipped to s8 (x ^ 0x80 =
+ * x - 128, its zero point moved with it) as the im2col writes it, or as a
+ * copy for a 1x1 kernel; an i8 x needs neither.
+ *
+ * Cost beyond the GEMM: the im2col (K P bytes written, each input byte
+ * read kd kh kw times), and quant_matmul_f32's own (W flipped to u8 and
+ * its row sums, M K; col packed, K P; a pass over the M x P sums). group 1 only (quant_conv_fast); a grouped or depthwise
+ * convolution stays in f32.
+ */
+#include "kernels/quant/quant.h"
+
+#include "base/alloc.h"
+#include "base/threadpool.h"
+
+#include <string.h>
+
+int quant_conv_fast(const conv_params_t *g)
+{
+    int64_t taps = 1;
+    for (int d = 0; d < CONV_SP; d++)
+        taps *= g->kernel[d];
+    return g->group == 1 && quant_matmul_fast(g->C * taps);
+}
+
+typedef struct qc_job {
+    const conv_params_t *g;
+    const uint8_t *x; /* one image, C x in... */
+    uint8_t *col;     /* K x P */
+    uint8_t pad;      /* the padding byte (x's zero point, flipped with the rest) */
+    uint8_t flip;     /* 0x80: every byte's sign bit flipped (u8 x to s8) */
+    int64_t P;
+} qc_job_t;
+
+/* rows [r0, r1) of the 1x1 stride-1 case: the image itself, flipped */
+static void qc_flip(void *ctx, size_t r0, size_t r1, int worker)
+{
+    (void)worker;
+    const qc_job_t *j = ctx;
+    const uint8_t *restrict src = j->x + (int64_t)r0 * j->P;
+    uint8_t *restrict dst = j->col + (int64_t)r0 * j->P;
+    const int64_t n = (int64_t)(r1 - r0) * j->P;
+    for (int64_t i = 0; i < n; i++)
+        dst[i] = src[i] ^ 0x80u;
+}
+
+/* rows [r0, r1) of col: row r is channel r / taps, tap r % taps */
+static void qc_im2col(void *ctx, size_t r0, size_t r1, int worker)
+{
+    (void)worker;
+    const qc_job_t *j = ctx;
+    const conv_params_t *g = j->g;
+    const int64_t kd = g->kernel[0], kh = g->kernel[1], kw = g->kernel[2];
+    const int64_t taps = kd * kh * kw;
+    const int64_t ID = g->in[0], IH = g->in[1], IW = g->in[2];
+    const int64_t OD = g->out[0], OH = g->out[1], OW = g->out[2];
+    for (size_t r = r0; r < r1; r++) {
+        const int64_t c = (int64_t)r / taps, t = (int64_t)r % taps;
+        const int64_t tz = t / (kh * kw), ty = (t / kw) % kh, tx = t % kw;
+        uint8_t *dst = j->col + (int64_t)r * j->P;
+        /* the output columns whose input column is inside: [xlo, xhi) */
+        const int64_t x0 = tx * g->dilation[2] - g->pad[2], sx = g->stride[2];
+        int64_t xlo = x0 >= 0 ? 0 : (-x0 + sx - 1) / sx;
+        int64_t xhi = IW - x0 <= 0 ? 0 : (IW - x0 + sx - 1) / sx;
+        xhi = xhi > OW ? OW : xhi;
+        xlo = xlo > xhi ? xhi : xlo;
+        for (int64_t oz = 0; oz < OD; oz++) {
+            const int64_t iz = oz * g->stride[0] - g->pad[0] + tz * g->dilation[0];
+            for (int64_t oy = 0; oy < OH; oy++, dst += OW) {
+                const int64_t iy = oy * g->stride[1] - g->pad[1] + ty * g->dilation[1];
+                if (iz < 0 || iz >= ID || iy < 0 || iy >= IH) {
+                    memset(dst, j->pad, (size_t)OW);
+                    continue;
+                }
+                const uint8_t *row = j->x + ((c * ID + iz) * IH + iy) * IW;
+                memset(dst, j->pad, (size_t)xlo);
+                if (sx == 1) /* contiguous: a loop the compiler vectorises */
+                    for (int64_t ox = xlo; ox < xhi; ox++)
+                        dst[ox] = row[x0 + ox] ^ j->flip;
+                else
+                    for (int64_t ox = xlo; ox < xhi; ox++)
+                        dst[ox] = row[x0 + ox * sx] ^ j->flip;
+                memset(dst + xhi, j->pad, (size_t)(OW - xhi));
+            }
+        }
+    }
+}
+
+cairn_status_t quant_conv_f32(const kctx_t *k, const quant_conv_params_t *p, const void *X,
+                              const void *W, const gemm_epilogue_t *epi, float *Y)
+{
+    const conv_params_t *g = &p->g;
+    if (!quant_conv_fast(g) || (p->xt != CAIRN_U8 && p->xt != CAIRN_I8) ||
+        (p->wt != CAIRN_U8 && p->wt != CAIRN_I8) || !p->scale)
+        return base_error(CAIRN_ERR_UNSUPPORTED,
+                          "quant_conv_f32: group %lld, %s x, %s W: only group 1, 8-bit operands "
+                          "and a K within the int8 GEMM's",
+                          (long long)g->group, cairn_dtype_name(p->xt), cairn_dtype_name(p->wt));
+    int64_t taps = 1, P = 1, HWin = 1;
+    int direct = 1;
+    for (int d = 0; d < CONV_SP; d++) {
+        taps *= g->kernel[d], P *= g->out[d], HWin *= g->in[d];
+        direct &= g->kernel[d] == 1 && g->stride[d] == 1 && g->pad[d] == 0 &&
+                  g->in[d] == g->out[d];
+    }
+    const int64_t K = g->C * taps, M = g->M;
+    if (g->N <= 0 || M <= 0 || P <= 0)
+        return CAIRN_OK;
+    /* the GEMM's B is s8: a u8 x is flipped as the im2col (or a copy)
+     * writes it, its zero point with it; an i8 x of a 1x1 kernel is read
+     * in place */
+    const int flip = p->xt == CAIRN_U8, in_place = direct && !flip;
+    const int32_t xz = p->xz ? (p->xt == CAIRN_U8 ? *(const uint8_t *)p->xz
+                                                  : *(const int8_t *)p->xz)
+                             : 0;
+    const int8_t bz = (int8_t)(flip ? xz - 128 : xz);
+    int slot = -1;
+    uint8_t *col = NULL;
+    if (!in_place) {
+        col = base_scratch_get((size_t)(K * P), &slot);
+        if (!col)
+            return base_error(CAIRN_ERR_OUT_OF_MEMORY,
+                              "quant_conv_f32: no memory for a %lld x %lld im2col", (long long)K,
+                              (long long)P);
+    }
+    quant_mm_params_t mp;
+    memset(&mp, 0, sizeof mp);
+    mp.M = M, mp.K = K, mp.N = P;
+    mp.at = p->wt, mp.bt = CAIRN_I8, mp.yt = CAIRN_DTYPE_UNDEFINED;
+    mp.azp = p->wz, mp.azp_vec = p->wz_vec, mp.bzp = &bz;
+    gemm_epilogue_t e;
+    if (epi)
+        e = *epi;
+    else
+        memset(&e, 0, sizeof e), e.scale = 1.0f;
+    cairn_status_t st = CAIRN_OK;
+    for (int64_t n = 0; n < g->N && st == CAIRN_OK; n++) {
+        const uint8_t *xn = (const uint8_t *)X + n * g->C * HWin;
+        const void *B = xn;
+        if (!in_place) {
+            qc_job_t j = {g, xn, col, (uint8_t)(bz), flip ? 0x80u : 0, P};
+            base_pool_parallel_for_1d(k && k->pool && k->threads > 1 && K * P >= 65536
+                                          ? k->pool
+                                          : NULL,
+                                      (size_t)K, 1, direct ? qc_flip : qc_im2col, &j);
+            B = col;
+        }
+        if (epi && epi->residual)
+            e.residual = epi->residual + n * M * P, e.ldr = P;
+        st = quant_matmul_f32(k, &mp, W, B, 0, p->scale,
+                              p->scale_vec ? QUANT_SCALE_ROW : QUANT_SCALE_ONE, &e,
+                              Y + n * M * P);
+    }
+    if (slot >= 0)
+        base_scratch_put(col, slot);
+    return st;
+}
