@@ -10,7 +10,10 @@
  * way as the GEMM's left operand (FusedConv with packed = 1, w_shape).
  * FusedMBConv gets its two 1x1 weights packed as the GEMM's B (packed = 1,
  * channels = [C, E, M]). FusedMatMulInteger gets its int8 B packed for the
- * int8 GEMM with its column sums (quant_pack_b; packed = 1, k, n).
+ * int8 GEMM with its column sums (quant_pack_b; packed = 1, k, n), and
+ * FusedConvInteger its 8-bit W prepared as the int8 GEMM's A, flipped to
+ * u8 with a row of ones and its row sums (quant_pack_a; packed = 1, m,
+ * kernel_shape).
  */
 #include "compiler/rewrite.h"
 
@@ -192,6 +195,63 @@ static cairn_status_t pack_int8(rw_t *r, int i)
     return CAIRN_OK;
 }
 
+/* FusedConvInteger with a constant 8-bit W (M, C, kernel...): W as the
+ * int8 GEMM's A, prepared once (quant_pack_a); packed = 1 with m and the
+ * kernel shape (W's logical shape, the buffer being 1-D). */
+static cairn_status_t pack_convint(rw_t *r, int i)
+{
+    const ir_graph_t *g = r->g;
+    const ir_node_t *n = &g->nodes[i];
+    const int W = n->inputs[1];
+    const ir_value_t *wv = &g->values[W];
+    const int rank = wv->type.shape.rank;
+    if (attr_i(n, "packed", 0) || wv->kind != IR_VALUE_CONSTANT || rank < 3 ||
+        rank > 2 + CONV_SP || (wv->type.dtype != CAIRN_U8 && wv->type.dtype != CAIRN_I8))
+        return CAIRN_OK;
+    const int64_t M = wv->type.shape.d[0];
+    int64_t K = 1, ks[CONV_SP];
+    for (int d = 1; d < rank; d++)
+        K *= wv->type.shape.d[d];
+    for (int d = 2; d < rank; d++)
+        ks[d - 2] = wv->type.shape.d[d];
+    if (!quant_matmul_fast(K) || M < 1)
+        return CAIRN_OK;
+    const size_t size = quant_packed_a_size(M, K);
+    ir_blob_t *buf = ir_blob_alloc(size);
+    if (!buf)
+        return base_error(CAIRN_ERR_OUT_OF_MEMORY, "out of memory");
+    cairn_status_t s = quant_pack_a(wv->type.dtype, M, K, wv->data, buf->data, size);
+    if (s != CAIRN_OK) {
+        ir_blob_unref(buf);
+        return base_error_prefix(s, "pre-packing W of node '%s': ", n->name);
+    }
+    /* the node's geometry, kernel_shape set (or replaced) from W */
+    cairn_attr_t all[8], attrs[11];
+    const int nall = conv_attrs_of(n, all, 8);
+    int na = 0;
+    if (nall < 0) {
+        ir_blob_unref(buf);
+        return CAIRN_OK;
+    }
+    for (int k = 0; k < nall; k++)
+        if (strcmp(all[k].name, "kernel_shape") && strcmp(all[k].name, "packed") &&
+            strcmp(all[k].name, "m"))
+            attrs[na++] = all[k];
+    attrs[na++] = cairn_attr_ints("kernel_shape", ks, (size_t)(rank - 2));
+    attrs[na++] = cairn_attr_int("packed", 1);
+    attrs[na++] = cairn_attr_int("m", M);
+    int pv;
+    BASE_TRY(add_packed(r, wv->name, buf, size, &pv));
+    int in[7];
+    for (int k = 0; k < n->n_inputs && k < 7; k++)
+        in[k] = n->inputs[k];
+    in[1] = pv;
+    BASE_TRY(rw_try_replace(r, i, IR_OP_FusedConvInteger, in, n->n_inputs < 7 ? n->n_inputs : 7,
+                            attrs, na, &i, 1));
+    drop_if_unused(r, W);
+    return CAIRN_OK;
+}
+
 /* The spatial geometry of Conv node n (W of rank `rank`) into kp when X's
  * and Y's shapes are static and the pads explicit: conv_f32_pack_w picks
  * the weights' layout from it (the indirect-A path for small planes);
@@ -362,6 +422,8 @@ cairn_status_t pass_prepack(ir_graph_t *g, const pass_ctx_t *c)
             s = pack_mbconv(&r, i);
         else if (!r.dead[i] && op == IR_OP_FusedMatMulInteger)
             s = pack_int8(&r, i);
+        else if (!r.dead[i] && op == IR_OP_FusedConvInteger)
+            s = pack_convint(&r, i);
     }
     if (s != CAIRN_OK) {
         rw_free(&r);

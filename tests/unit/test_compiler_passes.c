@@ -624,6 +624,18 @@ static void test_fuse_qdq_conv(int per_ch, int depthwise)
         CHECK(n && cg->values[n->inputs[1]].type.dtype == CAIRN_I8);
     }
     ir_graph_destroy(cg);
+    /* prepack: W prepared as the int8 GEMM's A (u8 buffer, m, kernel_shape) */
+    cg = compiled(g, "fuse_qdq,prepack");
+    n = find_op(cg, IR_OP_FusedConvInteger);
+    if (!depthwise) {
+        const ir_attr_t *ks = n ? ir_node_attr(n, "kernel_shape") : NULL;
+        CHECK(n && ir_node_attr(n, "packed") && ir_node_attr(n, "packed")->i == 1 &&
+              ir_node_attr(n, "m") && ir_node_attr(n, "m")->i == M && ks && ks->n == 2 &&
+              ks->ints[0] == 3 && ks->ints[1] == 3 &&
+              cg->values[n->inputs[1]].type.dtype == CAIRN_U8 &&
+              cg->values[n->inputs[1]].type.shape.rank == 1 && ir_graph_find_value(cg, "W") < 0);
+    }
+    ir_graph_destroy(cg);
     int64_t dims[1][CAIRN_MAX_RANK] = {{2, C, 9, 8}};
     int ranks[1] = {4};
     compare_runs(g, "fuse_qdq", 1, dims, ranks, 1e-5);

@@ -452,7 +452,10 @@ static int conv_case(int sp, int64_t N, int64_t C, int64_t M, const int64_t *in,
     for (int64_t m = 0; m < M; m++)
         sc[m] = (float)check_rng_uniform(&rng, 1e-4, 3e-4), bias[m] = (float)check_rng_uniform(&rng, -1, 1);
     check_fill_f32(&rng, res, ny, -1, 1);
-    quant_conv_params_t qp = {g, xt, wt, &xz, wz, per_ch, sc, per_ch};
+    quant_conv_params_t qp;
+    memset(&qp, 0, sizeof qp);
+    qp.g = g, qp.xt = xt, qp.wt = wt, qp.xz = &xz, qp.wz = wz, qp.wz_vec = per_ch;
+    qp.scale = sc, qp.scale_vec = per_ch;
     gemm_epilogue_t e;
     memset(&e, 0, sizeof e);
     e.scale = 1.0f, e.bias_kind = GEMM_BIAS_ROW, e.bias = bias;
@@ -460,6 +463,24 @@ static int conv_case(int sp, int64_t N, int64_t C, int64_t M, const int64_t *in,
     memset(y, 0xff, sizeof(float) * (size_t)ny);
     kctx_t k = {threads > 1 ? pool2 : NULL, threads};
     CHECK_OK(quant_conv_f32(&k, &qp, x, w, &e, y));
+    /* W prepared ahead (the prepack pass's form): the same bits */
+    const size_t psz = quant_packed_a_size(M, C * taps);
+    void *pw = base_aligned_alloc(psz, 64);
+    float *yp = malloc(sizeof(float) * (size_t)ny);
+    CHECK_OK(quant_pack_a(wt, M, C * taps, w, pw, psz));
+    quant_conv_params_t qpp = qp;
+    qpp.w_packed = 1;
+    memset(yp, 0xff, sizeof(float) * (size_t)ny);
+    CHECK_OK(quant_conv_f32(&k, &qpp, x, pw, &e, yp));
+    CHECK_MSG(memcmp(y, yp, sizeof(float) * (size_t)ny) == 0,
+              "conv %dd N%lld C%lld M%lld: W packed ahead differs", sp, (long long)N,
+              (long long)C, (long long)M);
+    /* a buffer packed for another shape is refused before any read */
+    qpp.g.M = M - 1;
+    CHECK_FAILS(quant_conv_f32(&k, &qpp, x, pw, &e, yp), CAIRN_ERR_INVALID_ARGUMENT,
+                "quant_pack_a");
+    base_aligned_free(pw);
+    free(yp);
     int bad = 0;
     for (int64_t n = 0; n < N; n++)
         for (int64_t m = 0; m < M; m++)

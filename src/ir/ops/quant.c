@@ -57,10 +57,17 @@ size_t op_quant_workspace(const ir_node_t *n, const ktensor_t *in, int n_in,
 
 /* ---- schemas ---- */
 const ir_attr_def_t op_quant_axis_attrs[] = {IR_ATTR_INT("axis", 1), IR_ATTR_END};
-enum { QC_AUTO_PAD, QC_DILATIONS, QC_GROUP, QC_KERNEL_SHAPE, QC_PADS, QC_STRIDES };
+enum { QC_AUTO_PAD, QC_DILATIONS, QC_GROUP, QC_KERNEL_SHAPE, QC_PADS, QC_STRIDES, QC_PACKED,
+       QC_M };
 const ir_attr_def_t op_quant_conv_attrs[] = {
     IR_ATTR_STRING("auto_pad", "NOTSET"), IR_ATTR_INTS("dilations"), IR_ATTR_INT("group", 1),
     IR_ATTR_INTS("kernel_shape"), IR_ATTR_INTS("pads"), IR_ATTR_INTS("strides"), IR_ATTR_END};
+/* FusedConvInteger: ConvInteger's, and W packed by quant_pack_a (prepack)
+ * with its output channels m (kernel_shape then required) */
+const ir_attr_def_t op_fused_convint_attrs[] = {
+    IR_ATTR_STRING("auto_pad", "NOTSET"), IR_ATTR_INTS("dilations"), IR_ATTR_INT("group", 1),
+    IR_ATTR_INTS("kernel_shape"), IR_ATTR_INTS("pads"), IR_ATTR_INTS("strides"),
+    IR_ATTR_INT("packed", 0), IR_ATTR_INT("m", 0), IR_ATTR_END};
 const ir_attr_def_t op_quant_gathernd_attrs[] = {IR_ATTR_INT("batch_dims", 0), IR_ATTR_END};
 const ir_attr_def_t op_quant_scatternd_attrs[] = {IR_ATTR_STRING("reduction", "none"),
                                                   IR_ATTR_END};
@@ -731,25 +738,79 @@ cairn_status_t op_quant_conv_exec(const ir_node_t *n, const ktensor_t *in, int n
  * channel (x's scale times w's), x_zero_point one value, w_zero_point one
  * or one per channel, bias f32 one per channel, residual f32 of the output's
  * shape. Output f32. */
+/* W's logical shape (M, C, kernel...): its own, or with W packed (a u8
+ * buffer from quant_pack_a) from the attributes m and kernel_shape and x's
+ * channels */
+static cairn_status_t convint_w_shape(const ir_node_t *n, const ir_shape_t *x,
+                                      const ir_shape_t *w, ir_shape_t *out)
+{
+    if (!ir_attr_i(n, QC_PACKED)) {
+        *out = *w;
+        return CAIRN_OK;
+    }
+    size_t nk = 0;
+    const int64_t *ks = ir_attr_ints(n, QC_KERNEL_SHAPE, &nk);
+    const int64_t m = ir_attr_i(n, QC_M);
+    if (!ks || nk < 1 || nk > CONV_SP || m < 1 || w->rank != 1)
+        return base_error(CAIRN_ERR_INVALID_ARGUMENT,
+                          "packed W needs m >= 1, kernel_shape with 1 to 3 dims and a 1-D u8 "
+                          "buffer (got m = %lld, %zu kernel dims, W of rank %d)",
+                          (long long)m, nk, w->rank);
+    out->rank = (int)nk + 2;
+    out->d[0] = m;
+    out->d[1] = x->rank >= 2 ? x->d[1] : IR_DIM_UNKNOWN;
+    for (size_t i = 0; i < nk; i++)
+        out->d[2 + i] = ks[i];
+    return CAIRN_OK;
+}
+
+/* bytes a packed W of logical shape w needs (0 when not yet known) */
+static size_t convint_packed_size(const ir_shape_t *w)
+{
+    int64_t K = 1;
+    for (int i = 1; i < w->rank; i++) {
+        if (!ir_dim_known(w->d[i]))
+            return 0;
+        K *= w->d[i];
+    }
+    return quant_packed_a_size(w->d[0], K);
+}
+
 cairn_status_t op_fused_convint_infer(ir_infer_ctx_t *c)
 {
+    const int packed = (int)ir_attr_i(c->node, QC_PACKED);
     BASE_TRY(ir_infer_check_dtype(c, 0, q_qtypes));
-    BASE_TRY(ir_infer_check_dtype(c, 1, q_qtypes));
+    if (packed) {
+        static const cairn_dtype_t u8[] = {CAIRN_U8, CAIRN_DTYPE_UNDEFINED};
+        BASE_TRY(ir_infer_check_dtype(c, 1, u8));
+    } else {
+        BASE_TRY(ir_infer_check_dtype(c, 1, q_qtypes));
+    }
     BASE_TRY(ir_infer_check_dtype(c, 2, q_f32));
-    ir_shape_t y;
+    ir_shape_t y, wsh;
     conv_params_t kp;
-    BASE_TRY(q_conv_geom(c->node, &c->in[0].shape, &c->in[1].shape, &y, &kp));
+    BASE_TRY(convint_w_shape(c->node, &c->in[0].shape, &c->in[1].shape, &wsh));
+    BASE_TRY(q_conv_geom(c->node, &c->in[0].shape, &wsh, &y, &kp));
     if (kp.group != 1)
         return ir_infer_error(c, CAIRN_ERR_UNSUPPORTED, "group is %lld; only group 1 runs here",
                               (long long)kp.group);
-    const int64_t M = c->in[1].shape.rank >= 1 ? c->in[1].shape.d[0] : IR_DIM_UNKNOWN;
+    if (packed) {
+        const size_t need = convint_packed_size(&wsh);
+        if (need && ir_dim_known(c->in[1].shape.d[0]) && (size_t)c->in[1].shape.d[0] < need)
+            return ir_infer_error(c, CAIRN_ERR_SHAPE, "packed W holds %lld bytes but needs %zu",
+                                  (long long)c->in[1].shape.d[0], need);
+    }
+    const int64_t M = wsh.rank >= 1 ? wsh.d[0] : IR_DIM_UNKNOWN;
     BASE_TRY(q_vec_ok(&c->in[2].shape, M, "scale", "output channel"));
     if (present(c, 3)) {
         BASE_TRY(ir_infer_same_dtype(c, 0, 3));
         BASE_TRY(q_vec_ok(&c->in[3].shape, 1, "x_zero_point", "tensor"));
     }
     if (present(c, 4)) {
-        BASE_TRY(ir_infer_same_dtype(c, 1, 4));
+        if (packed)
+            BASE_TRY(ir_infer_check_dtype(c, 4, q_qtypes));
+        else
+            BASE_TRY(ir_infer_same_dtype(c, 1, 4));
         BASE_TRY(q_vec_ok(&c->in[4].shape, M, "w_zero_point", "output channel"));
     }
     if (present(c, 5)) {
@@ -780,15 +841,22 @@ cairn_status_t op_fused_convint_exec(const ir_node_t *n, const ktensor_t *in, in
                                      ktensor_t *out, int n_out, void *ws, const kctx_t *k)
 {
     (void)n_out, (void)ws;
-    ir_shape_t xs, wsh, y;
+    ir_shape_t xs, wbuf, wsh, y;
     quant_conv_params_t p;
     memset(&p, 0, sizeof p);
     shape_of(&in[0], &xs);
-    shape_of(&in[1], &wsh);
+    shape_of(&in[1], &wbuf);
+    BASE_TRY(convint_w_shape(n, &xs, &wbuf, &wsh));
     BASE_TRY(q_conv_geom(n, &xs, &wsh, &y, &p.g));
     if (kt_numel(&out[0]) == 0)
         return CAIRN_OK;
-    p.xt = in[0].dtype, p.wt = in[1].dtype;
+    p.w_packed = (int)ir_attr_i(n, QC_PACKED);
+    if (p.w_packed && (size_t)kt_numel(&in[1]) < convint_packed_size(&wsh))
+        return base_error(CAIRN_ERR_SHAPE,
+                          "FusedConvInteger %s: packed W holds %lld bytes but needs %zu",
+                          n->name ? n->name : "", (long long)kt_numel(&in[1]),
+                          convint_packed_size(&wsh));
+    p.xt = in[0].dtype, p.wt = in[1].dtype; /* packed: its header's type */
     p.scale = in[2].data, p.scale_vec = kt_numel(&in[2]) > 1;
     if (kpresent(in, n_in, 3))
         p.xz = in[3].data;
@@ -808,9 +876,15 @@ void op_fused_convint_cost(const ir_node_t *n, const ktensor_t *in, int n_in, co
                            int n_out, ir_cost_t *cost)
 {
     op_quant_cost(n, in, n_in, out, n_out, cost);
+    ir_shape_t xs, wbuf, wsh;
+    shape_of(&in[0], &xs);
+    shape_of(&in[1], &wbuf);
     double taps = 1;
-    for (int i = 1; i < in[1].rank; i++)
-        taps *= (double)in[1].shape[i];
+    if (convint_w_shape(n, &xs, &wbuf, &wsh) == CAIRN_OK)
+        for (int i = 1; i < wsh.rank; i++)
+            taps *= (double)wsh.d[i];
+    else
+        base_error_clear();
     cost->flops = 2.0 * (double)kt_numel(&out[0]) * taps;
 }
 

@@ -20,8 +20,10 @@
  * copy for a 1x1 kernel; an i8 x needs neither.
  *
  * Cost beyond the GEMM: the im2col (K P bytes written, each input byte
- * read kd kh kw times), and quant_matmul_f32's own (W flipped to u8 and
- * its row sums, M K; col packed, K P; a pass over the M x P sums). group 1 only (quant_conv_fast); a grouped or depthwise
+ * read kd kh kw times), and quant_matmul_f32's own (col packed, K P; a
+ * pass over the M x P sums; unless W comes prepared by quant_pack_a, as
+ * the prepack pass leaves it, W flipped to u8 with a row of ones and its
+ * row sums, M K, on every call). group 1 only (quant_conv_fast); a grouped or depthwise
  * convolution stays in f32.
  */
 #include "kernels/quant/quant.h"
@@ -144,6 +146,7 @@ cairn_status_t quant_conv_f32(const kctx_t *k, const quant_conv_params_t *p, con
     mp.M = M, mp.K = K, mp.N = P;
     mp.at = p->wt, mp.bt = CAIRN_I8, mp.yt = CAIRN_DTYPE_UNDEFINED;
     mp.azp = p->wz, mp.azp_vec = p->wz_vec, mp.bzp = &bz;
+    mp.a_packed = p->w_packed;
     gemm_epilogue_t e;
     if (epi)
         e = *epi;

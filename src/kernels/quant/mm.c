@@ -32,7 +32,9 @@
  * pass, multiplies them by the scales into f32 tiles that the f32 GEMM's
  * epilogue (tile_store: bias, activation, residual) stores. A B packed
  * ahead (quant_pack_b, the prepack pass) is flipped already and carries
- * its column sums, so neither the flip nor the ones row runs per call.
+ * its column sums, so neither the flip nor the ones row runs per call; an
+ * A prepared ahead (quant_pack_a: a convolution's weights) is flipped and
+ * carries its ones row and its row sums.
  */
 #include "kernels/quant/quant.h"
 #include "kernels/quant/quant_internal.h"
@@ -254,6 +256,67 @@ static const qmm_packed_t *qmm_packed_open(const void *buf, int64_t K, int64_t N
 }
 
 
+/* ---- A prepared ahead: [header][row sums, int32][(M + 1) x K u8: A', ones] ---- */
+
+#define QMM_PACKED_A_MAGIC 0x41504d51u /* "QMPA" */
+typedef struct qmm_packed_a {
+    cairn_dtype_t at;      /* its type as given */
+    const int32_t *rowsum; /* sum over k of each row of A' */
+    const uint8_t *a;      /* A' (u8) and a row of ones */
+} qmm_packed_a_t;
+
+size_t quant_packed_a_size(int64_t M, int64_t K)
+{
+    if (M < 0 || K < 0)
+        return 0;
+    return BASE_ALIGN + qmm_colsum_bytes(M) + base_round_up((size_t)((M + 1) * K), BASE_ALIGN);
+}
+
+cairn_status_t quant_pack_a(cairn_dtype_t at, int64_t M, int64_t K, const void *A, void *dst,
+                            size_t size)
+{
+    if ((at != CAIRN_U8 && at != CAIRN_I8) || !quant_matmul_fast(K) || M < 1 || !A || !dst)
+        return base_error(CAIRN_ERR_INVALID_ARGUMENT,
+                          "quant_pack_a: A must be u8 or i8, K in [1, %d], M >= 1 (got %s, "
+                          "M=%lld, K=%lld)", QMM_MAX_K, cairn_dtype_name(at), (long long)M,
+                          (long long)K);
+    if (size < quant_packed_a_size(M, K) || (uintptr_t)dst % BASE_ALIGN)
+        return base_error(CAIRN_ERR_INVALID_ARGUMENT,
+                          "quant_pack_a: the buffer (%zu bytes) must hold %zu and be %d-byte "
+                          "aligned", size, quant_packed_a_size(M, K), BASE_ALIGN);
+    qmm_packed_header_t h = {QMM_PACKED_A_MAGIC, (int32_t)at, M, K};
+    memset(dst, 0, BASE_ALIGN);
+    memcpy(dst, &h, sizeof h);
+    int32_t *rs = (int32_t *)((char *)dst + BASE_ALIGN);
+    uint8_t *a = (uint8_t *)dst + BASE_ALIGN + qmm_colsum_bytes(M);
+    const uint8_t flip = at == CAIRN_I8 ? 0x80u : 0;
+    for (int64_t i = 0; i < M; i++) {
+        int32_t sum = 0;
+        for (int64_t kk = 0; kk < K; kk++)
+            sum += a[i * K + kk] = (uint8_t)(((const uint8_t *)A)[i * K + kk] ^ flip);
+        rs[i] = sum;
+    }
+    memset(a + M * K, 1, (size_t)K);
+    return CAIRN_OK;
+}
+
+/* the parts of a buffer from quant_pack_a for an M x K A; NULL if it is not one */
+static const qmm_packed_a_t *qmm_packed_a_open(const void *buf, int64_t M, int64_t K,
+                                               qmm_packed_a_t *out)
+{
+    qmm_packed_header_t h;
+    if (!buf)
+        return NULL;
+    memcpy(&h, buf, sizeof h);
+    if (h.magic != QMM_PACKED_A_MAGIC || h.K != M || h.N != K ||
+        (h.bt != CAIRN_U8 && h.bt != CAIRN_I8))
+        return NULL;
+    out->at = (cairn_dtype_t)h.bt;
+    out->rowsum = (const int32_t *)((const char *)buf + BASE_ALIGN);
+    out->a = (const uint8_t *)buf + BASE_ALIGN + qmm_colsum_bytes(M);
+    return out;
+}
+
 static size_t qmm_up(size_t b) { return base_round_up(b, BASE_ALIGN); }
 
 /* The f32 form's pass over the reference's sums (K past QMM_MAX_K):
@@ -288,16 +351,30 @@ static cairn_status_t qmm(const kctx_t *k, const quant_mm_params_t *p, const voi
                           const void *B, void *Y, const qmm_job_t *f)
 {
     const int64_t M = p->M, K = p->K, N = p->N;
+    /* A prepared ahead (quant_pack_a): flipped, its ones row and row sums
+     * there; p->at is then the type it was given as */
+    qmm_packed_a_t pa_;
+    const qmm_packed_a_t *pa = NULL;
+    quant_mm_params_t q;
+    if (p->a_packed && M > 0 && N > 0) {
+        if (!(pa = qmm_packed_a_open(A, M, K, &pa_)))
+            return base_error(CAIRN_ERR_INVALID_ARGUMENT,
+                              "quantised matmul: A is not a buffer from quant_pack_a for %lld x "
+                              "%lld", (long long)M, (long long)K);
+        q = *p;
+        q.at = pa->at;
+        p = &q;
+    }
     const int types_ok = (p->at == CAIRN_U8 || p->at == CAIRN_I8) &&
                          (p->bt == CAIRN_U8 || p->bt == CAIRN_I8) &&
                          (p->yt == CAIRN_DTYPE_UNDEFINED || p->yt == CAIRN_U8 ||
                           p->yt == CAIRN_I8);
     if (M <= 0 || N <= 0)
         return CAIRN_OK;
-    if ((!quant_matmul_fast(K) || !types_ok) && p->b_packed) /* quant_pack_b refuses these */
+    if ((!quant_matmul_fast(K) || !types_ok) && (p->b_packed || pa)) /* the packers refuse */
         return base_error(CAIRN_ERR_INVALID_ARGUMENT,
-                          "quantised matmul: a packed B with K=%lld or these types cannot run",
-                          (long long)K);
+                          "quantised matmul: a packed %s with K=%lld or these types cannot run",
+                          pa ? "A" : "B", (long long)K);
     if (!quant_matmul_fast(K) || !types_ok)
         return f ? qmm_f32_via_ref(k, f, A, B) : quant_matmul_ref(p, A, B, Y);
     /* B packed ahead (quant_pack_b): flipped already, its column sums kept */
@@ -312,7 +389,7 @@ static cairn_status_t qmm(const kctx_t *k, const quant_mm_params_t *p, const voi
         any_za = (p->azp ? q_load(p->azp, p->at, p->azp_vec ? i : 0) : 0) + (flip_a ? 128 : 0) != 0;
     const int ones = any_za && !pk;
     const int64_t Mg = M + ones; /* the GEMM's rows */
-    const int copy_a = flip_a || ones, own_c = !out32 || ones || f;
+    const int copy_a = (flip_a || ones) && !pa, own_c = !out32 || ones || f;
     const size_t sa = copy_a ? qmm_up((size_t)(Mg * K)) : 0;
     const size_t sb = flip_b ? qmm_up((size_t)(K * N)) : 0;
     const size_t sc = own_c ? qmm_up((size_t)(Mg * N) * sizeof(int32_t)) : 0;
@@ -326,7 +403,7 @@ static cairn_status_t qmm(const kctx_t *k, const quant_mm_params_t *p, const voi
                           sa + sb + sc + sv);
     if (!ws) /* the reference needs no scratch but a row */
         return f ? qmm_f32_via_ref(k, f, A, B) : quant_matmul_ref(p, A, B, Y);
-    uint8_t *a = copy_a ? (uint8_t *)ws : (uint8_t *)A;
+    uint8_t *a = copy_a ? (uint8_t *)ws : pa ? (uint8_t *)pa->a : (uint8_t *)A;
     int8_t *b = flip_b ? (int8_t *)(ws + sa) : (int8_t *)B;
     int32_t *c = own_c ? (int32_t *)(ws + sa + sb) : (int32_t *)Y;
     int32_t *za = (int32_t *)(ws + sa + sb + sc), *rs = za + M;
@@ -363,7 +440,9 @@ static cairn_status_t qmm(const kctx_t *k, const quant_mm_params_t *p, const voi
         const uint32_t sj = !any_za ? 0u : pk ? (uint32_t)pk->colsum[n] : (uint32_t)c[M * N + n];
         z2[n] = (uint32_t)K * (uint32_t)zb - sj;
     }
-    if (any_zb)
+    if (any_zb && pa)
+        memcpy(rs, pa->rowsum, sizeof(int32_t) * (size_t)M);
+    else if (any_zb)
         for (int64_t i = 0; i < M; i++) {
             int32_t s = 0;
             for (int64_t kk = 0; kk < K; kk++)

@@ -64,6 +64,7 @@ typedef struct quant_mm_params {
     int as_vec, bs_vec;
     float ys;
     const struct qmm_packed *b_packed; /* set inside mm.c only (leave NULL) */
+    int a_packed; /* A is quant_pack_a's buffer (p->at is then read from it) */
 } quant_mm_params_t;
 cairn_status_t quant_matmul_ref(const quant_mm_params_t *p, const void *A, const void *B,
                                 void *Y);
@@ -96,7 +97,8 @@ cairn_status_t quant_matmul_f32(const kctx_t *k, const quant_mm_params_t *p, con
  * (group 1 and a reduction of at most 32768 taps). */
 typedef struct quant_conv_params {
     conv_params_t g;
-    cairn_dtype_t xt, wt;
+    cairn_dtype_t xt, wt; /* wt: W's type, or its original type when w_packed */
+    int w_packed;         /* W is quant_pack_a's buffer of (M, C kernel...) */
     const void *xz, *wz;
     int wz_vec;
     const float *scale;
@@ -112,6 +114,15 @@ cairn_status_t quant_conv_f32(const kctx_t *k, const quant_conv_params_t *p, con
  * 64-byte aligned, valid in this process. */
 size_t quant_packed_b_size(int64_t K, int64_t N);
 cairn_status_t quant_pack_b(cairn_dtype_t bt, int64_t K, int64_t N, const void *B, void *dst,
+                            size_t size);
+/* A (M x K, u8 or i8, K within quant_matmul_fast) prepared once as the
+ * GEMM's A for quant_matmul_f32 (with p->a_packed set, the buffer in A's
+ * place): flipped to u8 (an i8 A), a row of ones under it (for B's column
+ * sums) and its row sums, so that none of it runs per call: an 8-bit
+ * convolution's weights, packed at compile time (the prepack pass).
+ * quant_packed_a_size bytes, 64-byte aligned, valid in this process. */
+size_t quant_packed_a_size(int64_t M, int64_t K);
+cairn_status_t quant_pack_a(cairn_dtype_t at, int64_t M, int64_t K, const void *A, void *dst,
                             size_t size);
 /* Whether quant_matmul runs a product of depth K on the int8 GEMM (else
  * the reference), for the plan's description of the step. */
