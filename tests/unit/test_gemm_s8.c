@@ -4,7 +4,8 @@
  * AVX-512 / AVX2, the reference) at every ISA level allowed, sizes around
  * its tile, K not a multiple of 2 or 4, KC +- 1, 127, every transpose,
  * leading dimensions with sentinels in the padding, overwrite and
- * accumulate, 1 and 2 threads, and the public entry point.
+ * accumulate, 1 and 2 threads, and the public entry point; A packed ahead
+ * (gemm_u8_pack_a) against the unpacked product.
  */
 #include "base/alloc.h"
 #include "base/threadpool.h"
@@ -93,12 +94,59 @@ static void sweep(const gemm_kern_t *kn)
     CHECK_MSG(fails == 0, "%s: %d failing cases", kn->name, fails);
 }
 
+/* A packed ahead (gemm_u8_pack_a, the public kernel's layout): the same
+ * sums as gemm_u8s8s32 bit for bit, M around the tile's rows, K within one
+ * K block, at it, past it and over two, 1 and 2 threads; buffers of another
+ * shape or kind refused before any read */
+static void packed_a_cases(void)
+{
+    const gemm_kern_t *kn = gemm_s8_select();
+    gemm_blocking_t bl;
+    gemm_kern_blocking(kn, &bl);
+    const int64_t Ms[] = {1, kn->mr - 1, kn->mr + 1, 3 * kn->mr + 2, 65};
+    const int64_t Ks[] = {1, 7, bl.kc - 1, bl.kc, bl.kc + 1, 2 * bl.kc + 5};
+    int fails = 0;
+    for (size_t mi = 0; mi < sizeof Ms / sizeof Ms[0]; mi++)
+        for (size_t ki = 0; ki < sizeof Ks / sizeof Ks[0]; ki++) {
+            const int64_t M = Ms[mi], K = Ks[ki], N = rnd(1, 70);
+            uint8_t *A = malloc((size_t)(M * K));
+            int8_t *B = malloc((size_t)(K * N));
+            int32_t *C = malloc((size_t)(M * N) * sizeof(int32_t)), *Cp = malloc((size_t)(M * N) * sizeof(int32_t));
+            for (int64_t i = 0; i < M * K; i++)
+                A[i] = (uint8_t)check_rng_next(&rng);
+            for (int64_t i = 0; i < K * N; i++)
+                B[i] = (int8_t)check_rng_next(&rng);
+            const size_t sz = gemm_u8_packed_a_size(M, K);
+            void *pa = base_aligned_alloc(sz, 64);
+            CHECK_OK(gemm_u8_pack_a(M, K, A, K, pa, sz));
+            const int threads = (int)(ki % 2) + 1;
+            kctx_t k = {threads > 1 ? pool2 : NULL, threads};
+            gemm_u8s8s32(&k, 0, 0, M, N, K, A, K, B, N, C, N, 0);
+            memset(Cp, 0x5a, (size_t)(M * N) * sizeof(int32_t));
+            CHECK_OK(gemm_u8s8s32_packed_a(&k, M, N, K, pa, B, N, Cp, N));
+            if (memcmp(C, Cp, (size_t)(M * N) * sizeof(int32_t)) && fails++ < 3)
+                CHECK_MSG(0, "packed A: M=%lld N=%lld K=%lld threads %d differs", (long long)M,
+                          (long long)N, (long long)K, threads);
+            if (mi == 0 && ki == 1) {
+                CHECK_FAILS(gemm_u8s8s32_packed_a(&k, M + 1, N, K, pa, B, N, Cp, N),
+                            CAIRN_ERR_SHAPE, "packed as");
+                memcpy(pa, "XXXX", 4);
+                CHECK_FAILS(gemm_u8s8s32_packed_a(&k, M, N, K, pa, B, N, Cp, N),
+                            CAIRN_ERR_INVALID_ARGUMENT, "gemm_u8_pack_a");
+            }
+            base_aligned_free(pa);
+            free(A), free(B), free(C), free(Cp);
+        }
+    CHECK_MSG(fails == 0, "%d packed-A cases differ", fails);
+}
+
 int main(void)
 {
     CHECK_OK(base_pool_create(2, &pool2));
     printf("ISA level %s, gemm_u8s8s32 uses %s\n", cairn_isa_name(base_isa_select(CAIRN_ISA_AUTO)),
            gemm_s8_variant_name());
     lowp_each_variant(gemm_s8_kern_for, sweep);
+    packed_a_cases();
     CHECK(gemm_s8_select()->isa <= base_isa_select(CAIRN_ISA_AUTO));
     for (int t = 0; t < 4; t++)
         CHECK(run_case(gemm_s8_select(), 1, 2, t & 1, t >> 1, 67, 45, 131, t & 1));

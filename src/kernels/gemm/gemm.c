@@ -1118,6 +1118,28 @@ void gemm_kern_pack_b_all(const gemm_kern_t *kn, int64_t K, int64_t N, const voi
                    (char *)dst + (size_t)(pc * npad) * (size_t)kn->esz);
 }
 
+void gemm_kern_pack_a_all(const gemm_kern_t *kn, int64_t M, int64_t K, const void *A, int64_t lda,
+                          int64_t kc, int64_t mpad, void *dst)
+{
+    for (int64_t pc = 0; pc < K; pc += kc)
+        kn->pack_a(kn, 0, A, lda, 0, pc, M, min64(kc, K - pc),
+                   (char *)dst + (size_t)(pc * mpad) * (size_t)kn->esz);
+}
+
+void gemm_kern_run_packed_a(const gemm_kern_t *kn, const kctx_t *k, int64_t M, int64_t N,
+                            int64_t K, const void *packed_a, int64_t kc, int64_t mpad,
+                            const void *B, int64_t ldb, void *C, int64_t ldc)
+{
+    if (M <= 0 || N <= 0)
+        return;
+    gjob_t j;
+    job_init(&j, kn, 0, 0, M, N, K, 1.0f, NULL, 0, B, ldb, 0.0f, C, ldc, NULL);
+    j.bl.kc = kc;
+    j.packed_a = packed_a;
+    j.mpad_a = mpad;
+    (void)gemm_launch(&j, k);
+}
+
 void gemm_kern_run_packed(const gemm_kern_t *kn, const kctx_t *k, int64_t M, int64_t N, int64_t K,
                           const void *A, int64_t lda, const void *packed, int64_t kc, int64_t npad,
                           void *C, int64_t ldc)

@@ -281,6 +281,16 @@ cairn_status_t gemm_s8_pack_b(int64_t K, int64_t N, const int8_t *B, int64_t ldb
 cairn_status_t gemm_u8s8s32_packed(const kctx_t *k, int64_t M, int64_t N, int64_t K,
                                    const uint8_t *A, int64_t lda, const void *packed, int32_t *C,
                                    int64_t ldc);
+/* A (M x K u8, row stride lda) packed once for gemm_u8s8s32_packed_a (a
+ * buffer of gemm_u8_packed_a_size bytes, valid in this process), then C
+ * (M x N int32) = A B with B s8 (row stride ldb) packed per call: an 8-bit
+ * convolution's weights, the GEMM's left operand, packed at compile time. */
+size_t gemm_u8_packed_a_size(int64_t M, int64_t K);
+cairn_status_t gemm_u8_pack_a(int64_t M, int64_t K, const uint8_t *A, int64_t lda, void *packed,
+                              size_t size);
+cairn_status_t gemm_u8s8s32_packed_a(const kctx_t *k, int64_t M, int64_t N, int64_t K,
+                                     const void *packed_a, const int8_t *B, int64_t ldb,
+                                     int32_t *C, int64_t ldc);
 const char *gemm_bf16_variant_name(void);
 const char *gemm_s8_variant_name(void);
 

@@ -303,6 +303,14 @@ void gemm_kern_pack_b_all(const gemm_kern_t *kn, int64_t K, int64_t N, const voi
 void gemm_kern_run_packed(const gemm_kern_t *kn, const kctx_t *k, int64_t M, int64_t N, int64_t K,
                           const void *A, int64_t lda, const void *packed, int64_t kc, int64_t npad,
                           void *C, int64_t ldc);
+/* A (M x K, op(A) = A) packed ahead for kn the same way: K blocks of kc,
+ * each mpad rows (M rounded up to MR) of MR-row panels, as the driver reads
+ * a pre-packed A; and C = A B (beta 0, no epilogue) with it. */
+void gemm_kern_pack_a_all(const gemm_kern_t *kn, int64_t M, int64_t K, const void *A, int64_t lda,
+                          int64_t kc, int64_t mpad, void *dst);
+void gemm_kern_run_packed_a(const gemm_kern_t *kn, const kctx_t *k, int64_t M, int64_t N,
+                            int64_t K, const void *packed_a, int64_t kc, int64_t mpad,
+                            const void *B, int64_t ldb, void *C, int64_t ldc);
 /* The f32 variant v as a packed-path kernel (its packers and micro-kernel). */
 void gemm_kern_from_f32(const gemm_f32_variant_t *v, gemm_kern_t *kn);
 /* C = alpha op(A) op(B) + beta C through the packed path of kn, with the f32

@@ -520,6 +520,72 @@ cairn_status_t gemm_u8s8s32_packed(const kctx_t *k, int64_t M, int64_t N, int64_
     return CAIRN_OK;
 }
 
+/* ---- u8 A packed ahead (an 8-bit convolution's weights) ---- */
+
+#define S8_PACKED_A_MAGIC 0x41503855u /* "U8PA" */
+
+size_t gemm_u8_packed_a_size(int64_t M, int64_t K)
+{
+    const gemm_kern_t *kn = gemm_s8_select();
+    if (K < 0 || M < 0)
+        return 0;
+    int64_t kc;
+    const int64_t rows = gemm_kern_packed_rows(kn, K, &kc);
+    const int64_t mpad = (M + kn->mr - 1) / kn->mr * kn->mr;
+    return S8_PACKED_HEADER + (size_t)(rows * mpad) * (size_t)kn->esz;
+}
+
+cairn_status_t gemm_u8_pack_a(int64_t M, int64_t K, const uint8_t *A, int64_t lda, void *packed,
+                              size_t size)
+{
+    const gemm_kern_t *kn = gemm_s8_select();
+    if (K < 0 || M < 0 || !packed || (K * M > 0 && !A) || lda < K)
+        return base_error(CAIRN_ERR_INVALID_ARGUMENT,
+                          "gemm_u8_pack_a: M=%lld K=%lld lda=%lld, A %p, buffer %p",
+                          (long long)M, (long long)K, (long long)lda, (const void *)A, packed);
+    const size_t need = gemm_u8_packed_a_size(M, K);
+    if (size < need)
+        return base_error(CAIRN_ERR_INVALID_ARGUMENT,
+                          "gemm_u8_pack_a: buffer of %zu bytes, M=%lld x K=%lld needs %zu", size,
+                          (long long)M, (long long)K, need);
+    /* the header's N field holds M, npad the padded M */
+    s8_packed_header_t h = {S8_PACKED_A_MAGIC, s8_row_of(kn), K, M, 0,
+                            (M + kn->mr - 1) / kn->mr * kn->mr};
+    gemm_kern_packed_rows(kn, K, &h.kc);
+    memset(packed, 0, S8_PACKED_HEADER);
+    memcpy(packed, &h, sizeof h);
+    gemm_kern_pack_a_all(kn, M, K, A, lda, h.kc, h.npad, (char *)packed + S8_PACKED_HEADER);
+    return CAIRN_OK;
+}
+
+cairn_status_t gemm_u8s8s32_packed_a(const kctx_t *k, int64_t M, int64_t N, int64_t K,
+                                     const void *packed_a, const int8_t *B, int64_t ldb,
+                                     int32_t *C, int64_t ldc)
+{
+    s8_packed_header_t h;
+    if (!packed_a)
+        return base_error(CAIRN_ERR_INVALID_ARGUMENT, "gemm_u8s8s32_packed_a: null packed A");
+    memcpy(&h, packed_a, sizeof h);
+    const gemm_kern_t *kn = gemm_s8_select();
+    if (h.magic != S8_PACKED_A_MAGIC || h.variant != s8_row_of(kn))
+        return base_error(CAIRN_ERR_INVALID_ARGUMENT,
+                          "gemm_u8s8s32_packed_a: the buffer was not made by gemm_u8_pack_a for "
+                          "the %s kernel", kn->name);
+    if (h.K != K || h.N != M)
+        return base_error(CAIRN_ERR_SHAPE,
+                          "gemm_u8s8s32_packed_a: A was packed as %lld x %lld, called with %lld "
+                          "x %lld", (long long)h.N, (long long)h.K, (long long)M, (long long)K);
+    int64_t kc;
+    gemm_kern_packed_rows(kn, K, &kc);
+    if (h.kc != kc || h.npad != (M + kn->mr - 1) / kn->mr * kn->mr)
+        return base_error(CAIRN_ERR_INVALID_ARGUMENT,
+                          "gemm_u8s8s32_packed_a: the buffer's layout (kc %lld, padded %lld) is "
+                          "not this build's", (long long)h.kc, (long long)h.npad);
+    gemm_kern_run_packed_a(kn, k, M, N, K, (const char *)packed_a + S8_PACKED_HEADER, h.kc,
+                           h.npad, B, ldb, C, ldc);
+    return CAIRN_OK;
+}
+
 /* ---- f32 <-> bf16 arrays ---- */
 
 static cairn_isa_t cvt_level(cairn_isa_t cap)

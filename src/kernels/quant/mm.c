@@ -256,20 +256,21 @@ static const qmm_packed_t *qmm_packed_open(const void *buf, int64_t K, int64_t N
 }
 
 
-/* ---- A prepared ahead: [header][row sums, int32][(M + 1) x K u8: A', ones] ---- */
+/* ---- A prepared ahead: [header][row sums, int32][gemm_u8_pack_a's buffer
+ * of M + 1 rows: A' and a row of ones] ---- */
 
 #define QMM_PACKED_A_MAGIC 0x41504d51u /* "QMPA" */
 typedef struct qmm_packed_a {
     cairn_dtype_t at;      /* its type as given */
     const int32_t *rowsum; /* sum over k of each row of A' */
-    const uint8_t *a;      /* A' (u8) and a row of ones */
+    const void *gemm;      /* A' (u8) and a row of ones, packed for the GEMM */
 } qmm_packed_a_t;
 
 size_t quant_packed_a_size(int64_t M, int64_t K)
 {
     if (M < 0 || K < 0)
         return 0;
-    return BASE_ALIGN + qmm_colsum_bytes(M) + base_round_up((size_t)((M + 1) * K), BASE_ALIGN);
+    return BASE_ALIGN + qmm_colsum_bytes(M) + gemm_u8_packed_a_size(M + 1, K);
 }
 
 cairn_status_t quant_pack_a(cairn_dtype_t at, int64_t M, int64_t K, const void *A, void *dst,
@@ -284,11 +285,15 @@ cairn_status_t quant_pack_a(cairn_dtype_t at, int64_t M, int64_t K, const void *
         return base_error(CAIRN_ERR_INVALID_ARGUMENT,
                           "quant_pack_a: the buffer (%zu bytes) must hold %zu and be %d-byte "
                           "aligned", size, quant_packed_a_size(M, K), BASE_ALIGN);
+    int slot;
+    uint8_t *a = base_scratch_get((size_t)((M + 1) * K), &slot);
+    if (!a)
+        return base_error(CAIRN_ERR_OUT_OF_MEMORY, "quant_pack_a: no memory for %lld bytes",
+                          (long long)((M + 1) * K));
     qmm_packed_header_t h = {QMM_PACKED_A_MAGIC, (int32_t)at, M, K};
     memset(dst, 0, BASE_ALIGN);
     memcpy(dst, &h, sizeof h);
     int32_t *rs = (int32_t *)((char *)dst + BASE_ALIGN);
-    uint8_t *a = (uint8_t *)dst + BASE_ALIGN + qmm_colsum_bytes(M);
     const uint8_t flip = at == CAIRN_I8 ? 0x80u : 0;
     for (int64_t i = 0; i < M; i++) {
         int32_t sum = 0;
@@ -297,7 +302,10 @@ cairn_status_t quant_pack_a(cairn_dtype_t at, int64_t M, int64_t K, const void *
         rs[i] = sum;
     }
     memset(a + M * K, 1, (size_t)K);
-    return CAIRN_OK;
+    char *g = (char *)dst + BASE_ALIGN + qmm_colsum_bytes(M);
+    cairn_status_t st = gemm_u8_pack_a(M + 1, K, a, K, g, gemm_u8_packed_a_size(M + 1, K));
+    base_scratch_put(a, slot);
+    return st;
 }
 
 /* the parts of a buffer from quant_pack_a for an M x K A; NULL if it is not one */
@@ -313,7 +321,7 @@ static const qmm_packed_a_t *qmm_packed_a_open(const void *buf, int64_t M, int64
         return NULL;
     out->at = (cairn_dtype_t)h.bt;
     out->rowsum = (const int32_t *)((const char *)buf + BASE_ALIGN);
-    out->a = (const uint8_t *)buf + BASE_ALIGN + qmm_colsum_bytes(M);
+    out->gemm = (const char *)buf + BASE_ALIGN + qmm_colsum_bytes(M);
     return out;
 }
 
@@ -379,6 +387,9 @@ static cairn_status_t qmm(const kctx_t *k, const quant_mm_params_t *p, const voi
         return f ? qmm_f32_via_ref(k, f, A, B) : quant_matmul_ref(p, A, B, Y);
     /* B packed ahead (quant_pack_b): flipped already, its column sums kept */
     const qmm_packed_t *pk = p->b_packed;
+    if (pa && pk)
+        return base_error(CAIRN_ERR_UNSUPPORTED,
+                          "quantised matmul: A and B cannot both come packed ahead");
     const int flip_a = p->at == CAIRN_I8, shift_b = p->bt == CAIRN_U8, flip_b = shift_b && !pk;
     const int out32 = p->yt == CAIRN_DTYPE_UNDEFINED && !f;
     /* the zero points in the operands' new domains decide what is needed:
@@ -387,7 +398,7 @@ static cairn_status_t qmm(const kctx_t *k, const quant_mm_params_t *p, const voi
     int any_za = 0;
     for (int64_t i = 0; i < M && !any_za; i++)
         any_za = (p->azp ? q_load(p->azp, p->at, p->azp_vec ? i : 0) : 0) + (flip_a ? 128 : 0) != 0;
-    const int ones = any_za && !pk;
+    const int ones = (any_za && !pk) || pa; /* a prepared A has its ones row */
     const int64_t Mg = M + ones; /* the GEMM's rows */
     const int copy_a = (flip_a || ones) && !pa, own_c = !out32 || ones || f;
     const size_t sa = copy_a ? qmm_up((size_t)(Mg * K)) : 0;
@@ -403,7 +414,7 @@ static cairn_status_t qmm(const kctx_t *k, const quant_mm_params_t *p, const voi
                           sa + sb + sc + sv);
     if (!ws) /* the reference needs no scratch but a row */
         return f ? qmm_f32_via_ref(k, f, A, B) : quant_matmul_ref(p, A, B, Y);
-    uint8_t *a = copy_a ? (uint8_t *)ws : pa ? (uint8_t *)pa->a : (uint8_t *)A;
+    uint8_t *a = copy_a ? (uint8_t *)ws : (uint8_t *)A; /* not read when pa */
     int8_t *b = flip_b ? (int8_t *)(ws + sa) : (int8_t *)B;
     int32_t *c = own_c ? (int32_t *)(ws + sa + sb) : (int32_t *)Y;
     int32_t *za = (int32_t *)(ws + sa + sb + sc), *rs = za + M;
@@ -418,8 +429,9 @@ static cairn_status_t qmm(const kctx_t *k, const quant_mm_params_t *p, const voi
     if (flip_b)
         for (int64_t i = 0; i < K * N; i++)
             b[i] = (int8_t)(((const uint8_t *)B)[i] ^ 0x80u);
-    if (pk) {
-        cairn_status_t st = gemm_u8s8s32_packed(k, M, N, K, a, K, pk->gemm, c, N);
+    if (pa || pk) {
+        cairn_status_t st = pa ? gemm_u8s8s32_packed_a(k, Mg, N, K, pa->gemm, b, N, c, N)
+                               : gemm_u8s8s32_packed(k, M, N, K, a, K, pk->gemm, c, N);
         if (st != CAIRN_OK) {
             base_scratch_put(ws, slot);
             return st;
