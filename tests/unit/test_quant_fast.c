@@ -442,13 +442,13 @@ static int conv_case(int sp, int64_t N, int64_t C, int64_t M, const int64_t *in,
         HW *= g.in[d], P *= g.out[d], taps *= g.kernel[d];
     }
     const int64_t nx = N * C * HW, nw = M * C * taps, ny = N * M * P;
-    uint8_t *x = malloc((size_t)nx), *w = malloc((size_t)nw), xz = 0, wz[64];
+    uint8_t *x = malloc((size_t)nx), *w = malloc((size_t)nw), xz = 0, wz[640];
     float *sc = malloc(sizeof(float) * (size_t)M), *bias = malloc(sizeof(float) * (size_t)M);
     float *res = malloc(sizeof(float) * (size_t)ny), *y = malloc(sizeof(float) * (size_t)ny);
     fill_q(xt, x, nx, 0);
     fill_q(wt, w, nw, 0);
     fill_q(xt, &xz, 1, 0);
-    fill_q(wt, wz, 64, 0);
+    fill_q(wt, wz, 640, 0);
     for (int64_t m = 0; m < M; m++)
         sc[m] = (float)check_rng_uniform(&rng, 1e-4, 3e-4), bias[m] = (float)check_rng_uniform(&rng, -1, 1);
     check_fill_f32(&rng, res, ny, -1, 1);
@@ -539,6 +539,11 @@ static void test_conv(void)
     fails += !conv_case(1, 2, 7, 10, i4, k5, one, p2, one, CAIRN_U8, CAIRN_I8, 1, 0, 2);
     const int64_t i5[3] = {4, 5, 6}, k333[3] = {3, 3, 3}, p111[3] = {1, 1, 1};
     fails += !conv_case(3, 1, 3, 5, i5, k333, one, p111, one, CAIRN_I8, CAIRN_I8, 0, 1, 1);
+    /* many output channels over a large plane: with W prepared, the sums
+     * go in column chunks that stay in L2 (qmm_chunk), a partial last one */
+    const int64_t i6[2] = {64, 65};
+    fails += !conv_case(2, 1, 8, 600, i6, one, one, zero, one, CAIRN_U8, CAIRN_I8, 1, 1, 2);
+    fails += !conv_case(2, 1, 4, 520, i6, k3, one, p1, one, CAIRN_I8, CAIRN_I8, 0, 0, 1);
     CHECK_MSG(fails == 0, "%d convolution cases differ", fails);
     /* grouped convolutions are not this kernel's */
     conv_params_t g;

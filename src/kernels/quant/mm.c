@@ -40,9 +40,11 @@
 #include "kernels/quant/quant_internal.h"
 
 #include "base/alloc.h"
+#include "base/cpu.h"
 #include "base/threadpool.h"
 #include "kernels/gemm/gemm.h"
 
+#include <stdatomic.h>
 #include <string.h>
 
 #define QMM_MAX_K 32768
@@ -64,6 +66,15 @@ typedef struct qmm_job {
     const uint32_t *z2;  /* K zb'_j - S_j (N) */
     const uint32_t *zt;  /* z2_j za' when za' is one value, else NULL */
     int z1_one;          /* every z1_j the same (zb' one value) */
+    /* for qmm_col_terms and the chunked form (qmm_chunk) */
+    int64_t K, Mg;       /* the GEMM's depth and rows (M, or M + 1 with a ones row) */
+    int any_za;
+    const struct qmm_packed *pk;
+    const struct qmm_packed_a *pa;
+    const int8_t *b;     /* B (s8) as the GEMM reads it */
+    int64_t nc;          /* columns a chunk */
+    int32_t *cbuf;       /* a chunk's sums per worker, Mg x nc each */
+    _Atomic int failed;
     int correct;
     void *y; /* QLinearMatMul's output, NULL for MatMulInteger's (c is Y) */
     /* the dequantising form (quant_matmul_f32): f32 output, scales and the
@@ -129,13 +140,13 @@ static void qmm_rows(void *ctx, size_t i0, size_t i1, int worker)
     }
 }
 
-/* blocks [b0, b1) of mr rows: T = (float)acc * scale tile by tile (the
+/* blocks [b0, b1) of mr rows, columns [nlo, nhi) (sums: the GEMM's from
+ * column nlo on, rows ldc apart): T = (float)acc * scale tile by tile (the
  * zero-point terms as in qmm_rows, each case its own loop over the tile's
  * contiguous columns so that it vectorises), then the f32 epilogue into yf */
-static void qmm_f32_blocks(void *ctx, size_t b0, size_t b1, int worker)
+static void qmm_f32_range(const qmm_job_t *j, size_t b0, size_t b1, const int32_t *sums,
+                          int64_t ldc, int64_t nlo, int64_t nhi)
 {
-    (void)worker;
-    const qmm_job_t *j = ctx;
     const int64_t M = j->p->M, N = j->p->N;
     float T[16 * 32] __attribute__((aligned(64)));
     /* scales as a row of the tile's width: one value repeated (row r of
@@ -150,12 +161,12 @@ static void qmm_f32_blocks(void *ctx, size_t b0, size_t b1, int worker)
             for (int64_t r = 0; r < m; r++)
                 for (int c = 0; c < 32; c++)
                     rowsc[r][c] = j->scale[i0 + r];
-        for (int64_t n0 = 0; n0 < N; n0 += j->nr) {
-            const int64_t nn = N - n0 < j->nr ? N - n0 : j->nr;
+        for (int64_t n0 = nlo; n0 < nhi; n0 += j->nr) {
+            const int64_t nn = nhi - n0 < j->nr ? nhi - n0 : j->nr;
             for (int64_t r = 0; r < m; r++) {
                 const float *restrict sc =
                     j->scale_kind == QUANT_SCALE_COL ? j->scale + n0 : rowsc[r];
-                const int32_t *restrict cr = j->c + (i0 + r) * N + n0;
+                const int32_t *restrict cr = sums + (i0 + r) * ldc + (n0 - nlo);
                 float *restrict t = T + r * j->nr;
                 if (!j->correct) {
                     for (int64_t c = 0; c < nn; c++)
@@ -179,6 +190,13 @@ static void qmm_f32_blocks(void *ctx, size_t b0, size_t b1, int worker)
             gemm_f32_epilogue_tile(T, (int)m, (int)nn, j->yf + i0 * N + n0, N, j->epi, i0, n0);
         }
     }
+}
+
+static void qmm_f32_blocks(void *ctx, size_t b0, size_t b1, int worker)
+{
+    (void)worker;
+    const qmm_job_t *j = ctx;
+    qmm_f32_range(j, b0, b1, j->c, j->p->N, 0, j->p->N);
 }
 
 int quant_matmul_fast(int64_t K) { return K >= 1 && K <= QMM_MAX_K; }
@@ -354,6 +372,45 @@ static cairn_status_t qmm_f32_via_ref(const kctx_t *k, const qmm_job_t *f, const
     return st;
 }
 
+/* z2 (K zb' - S_j, S_j from the packed B or the ones row of the sums) and
+ * zt (z2 za' when za' is one value) for columns [n0, n1); sums: the GEMM's
+ * from column n0 on, rows ldc apart */
+static void qmm_col_terms(const qmm_job_t *j, const int32_t *sums, int64_t ldc, int64_t n0,
+                          int64_t n1)
+{
+    const int64_t M = j->p->M;
+    uint32_t *z2 = (uint32_t *)j->z2, *zt = (uint32_t *)j->zt;
+    for (int64_t n = n0; n < n1; n++) {
+        const uint32_t zb = 0u - j->z1[n];
+        const uint32_t sj = !j->any_za ? 0u
+                            : j->pk    ? (uint32_t)j->pk->colsum[n]
+                                       : (uint32_t)sums[M * ldc + (n - n0)];
+        z2[n] = (uint32_t)j->K * zb - sj;
+        if (zt)
+            zt[n] = z2[n] * (uint32_t)j->za[0];
+    }
+}
+
+/* chunk t of the convolution's form: columns [t nc, ...) multiplied on
+ * this thread into its worker's buffer, then their terms and epilogue */
+static void qmm_chunk(void *ctx, size_t t0, size_t t1, int worker)
+{
+    qmm_job_t *j = ctx;
+    const int64_t N = j->p->N;
+    int32_t *sums = j->cbuf + (size_t)worker * (size_t)(j->Mg * j->nc);
+    const kctx_t one = {NULL, 1};
+    for (size_t t = t0; t < t1; t++) {
+        const int64_t n0 = (int64_t)t * j->nc, w = N - n0 < j->nc ? N - n0 : j->nc;
+        if (gemm_u8s8s32_packed_a(&one, j->Mg, w, j->K, j->pa->gemm, j->b + n0, N, sums, w) !=
+            CAIRN_OK) {
+            atomic_store(&j->failed, 1);
+            return;
+        }
+        qmm_col_terms(j, sums, w, n0, n0 + w);
+        qmm_f32_range(j, 0, (size_t)((j->p->M + j->mr - 1) / j->mr), sums, w, n0, n0 + w);
+    }
+}
+
 /* quant_matmul, or with f (its yf, scale, epi, mr, nr set) quant_matmul_f32 */
 static cairn_status_t qmm(const kctx_t *k, const quant_mm_params_t *p, const void *A,
                           const void *B, void *Y, const qmm_job_t *f)
@@ -403,7 +460,18 @@ static cairn_status_t qmm(const kctx_t *k, const quant_mm_params_t *p, const voi
     const int copy_a = (flip_a || ones) && !pa, own_c = !out32 || ones || f;
     const size_t sa = copy_a ? qmm_up((size_t)(Mg * K)) : 0;
     const size_t sb = flip_b ? qmm_up((size_t)(K * N)) : 0;
-    const size_t sc = own_c ? qmm_up((size_t)(Mg * N) * sizeof(int32_t)) : 0;
+    /* the dequantising form with A prepared (a convolution: W x im2col)
+     * whose int32 sums would leave L2: column chunks whose sums stay in
+     * the worker's L2 (nc columns, a multiple of 64, half of L2), one per
+     * task, when there are at least two */
+    const int workers = k && k->pool && k->threads > 1 ? base_pool_threads(k->pool) : 1;
+    const size_t l2 = base_cpu()->l2 ? base_cpu()->l2 : 1024 * 1024;
+    int64_t nc = (int64_t)(l2 / 2 / ((size_t)Mg * sizeof(int32_t))) / 64 * 64;
+    nc = nc < 64 ? 64 : nc;
+    const int chunked = f && pa && N >= 2 * nc;
+    const size_t sc = !own_c  ? 0
+                      : chunked ? qmm_up((size_t)(Mg * nc * workers) * sizeof(int32_t))
+                                : qmm_up((size_t)(Mg * N) * sizeof(int32_t));
     const size_t sm = qmm_up((size_t)(2 * M) * sizeof(int32_t));
     const size_t sv = sm + qmm_up((size_t)(3 * N) * sizeof(uint32_t));
     int slot;
@@ -429,17 +497,8 @@ static cairn_status_t qmm(const kctx_t *k, const quant_mm_params_t *p, const voi
     if (flip_b)
         for (int64_t i = 0; i < K * N; i++)
             b[i] = (int8_t)(((const uint8_t *)B)[i] ^ 0x80u);
-    if (pa || pk) {
-        cairn_status_t st = pa ? gemm_u8s8s32_packed_a(k, Mg, N, K, pa->gemm, b, N, c, N)
-                               : gemm_u8s8s32_packed(k, M, N, K, a, K, pk->gemm, c, N);
-        if (st != CAIRN_OK) {
-            base_scratch_put(ws, slot);
-            return st;
-        }
-    } else {
-        gemm_u8s8s32(k, 0, 0, Mg, N, K, a, K, b, N, c, N, 0);
-    }
-
+    /* the zero-point terms that do not need the product: za', zb' (z1), A's
+     * row sums */
     int any_zb = 0;
     for (int64_t i = 0; i < M; i++)
         za[i] = (p->azp ? q_load(p->azp, p->at, p->azp_vec ? i : 0) : 0) + (flip_a ? 128 : 0);
@@ -448,9 +507,6 @@ static cairn_status_t qmm(const kctx_t *k, const quant_mm_params_t *p, const voi
                            (shift_b ? 128 : 0);
         any_zb |= zb != 0;
         z1[n] = 0u - (uint32_t)zb;
-        /* K zb' - S_j, S_j the ones row's sums (or the packed B's) */
-        const uint32_t sj = !any_za ? 0u : pk ? (uint32_t)pk->colsum[n] : (uint32_t)c[M * N + n];
-        z2[n] = (uint32_t)K * (uint32_t)zb - sj;
     }
     if (any_zb && pa)
         memcpy(rs, pa->rowsum, sizeof(int32_t) * (size_t)M);
@@ -464,9 +520,6 @@ static cairn_status_t qmm(const kctx_t *k, const quant_mm_params_t *p, const voi
     int one_za = any_za;
     for (int64_t i = 1; i < M && one_za; i++)
         one_za = za[i] == za[0];
-    if (one_za)
-        for (int64_t n = 0; n < N; n++)
-            zt[n] = z2[n] * (uint32_t)za[0];
     qmm_job_t j;
     if (f)
         j = *f;
@@ -477,14 +530,31 @@ static cairn_status_t qmm(const kctx_t *k, const quant_mm_params_t *p, const voi
     j.z1 = z1, j.z2 = z2, j.zt = one_za ? zt : NULL, j.correct = any_za || any_zb;
     j.z1_one = !p->bzp_vec;
     j.y = out32 || f ? NULL : Y;
+    j.K = K, j.Mg = Mg, j.any_za = any_za, j.pk = pk, j.b = b;
     const int threads = k && k->pool && M * N >= 16384 ? k->threads : 1;
     base_pool_t *pool = threads > 1 ? k->pool : NULL;
-    if (f)
-        base_pool_parallel_for_1d(pool, (size_t)((M + j.mr - 1) / j.mr), 1, qmm_f32_blocks, &j);
-    else if (j.correct || !j.y32 || j.y32 != j.c)
-        base_pool_parallel_for_1d(pool, (size_t)M, 0, qmm_rows, &j);
+    cairn_status_t st = CAIRN_OK;
+    if (chunked) {
+        /* the convolution's form: column chunks, each multiplied and
+         * dequantised by one task while its sums are in that core's L2 */
+        j.pa = pa, j.nc = nc, j.cbuf = c;
+        base_pool_parallel_for_1d(pool, (size_t)((N + nc - 1) / nc), 1, qmm_chunk, &j);
+        st = j.failed ? CAIRN_ERR_INTERNAL : CAIRN_OK;
+    } else {
+        st = pa   ? gemm_u8s8s32_packed_a(k, Mg, N, K, pa->gemm, b, N, c, N)
+             : pk ? gemm_u8s8s32_packed(k, M, N, K, a, K, pk->gemm, c, N)
+                  : (gemm_u8s8s32(k, 0, 0, Mg, N, K, a, K, b, N, c, N, 0), CAIRN_OK);
+        if (st == CAIRN_OK) {
+            qmm_col_terms(&j, c, N, 0, N);
+            if (f)
+                base_pool_parallel_for_1d(pool, (size_t)((M + j.mr - 1) / j.mr), 1,
+                                          qmm_f32_blocks, &j);
+            else if (j.correct || !j.y32 || j.y32 != j.c)
+                base_pool_parallel_for_1d(pool, (size_t)M, 0, qmm_rows, &j);
+        }
+    }
     base_scratch_put(ws, slot);
-    return CAIRN_OK;
+    return st;
 }
 
 cairn_status_t quant_matmul(const kctx_t *k, const quant_mm_params_t *p, const void *A,
