@@ -541,6 +541,12 @@ static void test_conv(void)
     fails += !conv_case(3, 1, 3, 5, i5, k333, one, p111, one, CAIRN_I8, CAIRN_I8, 0, 1, 1);
     /* many output channels over a large plane: with W prepared, the sums
      * go in column chunks that stay in L2 (qmm_chunk), a partial last one */
+    /* rows of 16 and more at strides 1 and 2 (the SSE2 row copies, their
+     * overlapping last block), 1 to 3 columns of padding */
+    const int64_t i7[2] = {9, 70}, k5w[2] = {1, 5}, p02b[2] = {0, 2};
+    fails += !conv_case(2, 1, 3, 7, i7, k3, s2, p1, one, CAIRN_U8, CAIRN_I8, 0, 0, 1);
+    fails += !conv_case(2, 1, 2, 5, i7, k5w, s2, p02b, one, CAIRN_I8, CAIRN_I8, 1, 0, 1);
+    fails += !conv_case(2, 1, 2, 5, i7, k5w, one, p02b, one, CAIRN_U8, CAIRN_U8, 1, 0, 2);
     const int64_t i6[2] = {64, 65};
     fails += !conv_case(2, 1, 8, 600, i6, one, one, zero, one, CAIRN_U8, CAIRN_I8, 1, 1, 2);
     fails += !conv_case(2, 1, 4, 520, i6, k3, one, p1, one, CAIRN_I8, CAIRN_I8, 0, 0, 1);

@@ -33,6 +33,13 @@
 
 #include <string.h>
 
+#if defined(__x86_64__)
+#include <emmintrin.h>
+#define QC_SSE2 1
+#else
+#define QC_SSE2 0
+#endif
+
 int quant_conv_fast(const conv_params_t *g)
 {
     int64_t taps = 1;
@@ -60,6 +67,40 @@ static void qc_flip(void *ctx, size_t r0, size_t r1, int worker)
     const int64_t n = (int64_t)(r1 - r0) * j->P;
     for (int64_t i = 0; i < n; i++)
         dst[i] = src[i] ^ 0x80u;
+}
+
+/* dst[i] = src[i * sx] ^ flip for i < n (sx 1 or 2 in 16-byte SSE2 blocks,
+ * the last block overlapping the one before where n is not a multiple of
+ * 16: the rows of a 56-wide plane are three blocks, not one and 24 single
+ * bytes; reads stay within src[0 .. (n - 1) sx]) */
+static void qc_copy_row(uint8_t *restrict dst, const uint8_t *restrict src, int64_t n, int64_t sx,
+                        uint8_t flip)
+{
+    int64_t i = 0;
+#if QC_SSE2
+    if (n >= 16 && sx <= 2) {
+        const __m128i f = _mm_set1_epi8((char)flip), lo = _mm_set1_epi16(0x00ff);
+        for (;;) {
+            if (i > n - 16)
+                i = n - 16;
+            __m128i v;
+            if (sx == 1) {
+                v = _mm_loadu_si128((const __m128i *)(src + i));
+            } else { /* the even bytes of 31 (the 32nd may be past the row) */
+                const __m128i a = _mm_loadu_si128((const __m128i *)(src + 2 * i));
+                __m128i b = _mm_loadu_si128((const __m128i *)(src + 2 * i + 15));
+                b = _mm_srli_si128(b, 1); /* bytes 16..30 at 0..14 */
+                v = _mm_packus_epi16(_mm_and_si128(a, lo), _mm_and_si128(b, lo));
+            }
+            _mm_storeu_si128((__m128i *)(dst + i), _mm_xor_si128(v, f));
+            if (i == n - 16)
+                return;
+            i += 16;
+        }
+    }
+#endif
+    for (; i < n; i++)
+        dst[i] = src[i * sx] ^ flip;
 }
 
 /* rows [r0, r1) of col: row r is channel r / taps, tap r % taps */
@@ -92,12 +133,8 @@ static void qc_im2col(void *ctx, size_t r0, size_t r1, int worker)
                 }
                 const uint8_t *row = j->x + ((c * ID + iz) * IH + iy) * IW;
                 memset(dst, j->pad, (size_t)xlo);
-                if (sx == 1) /* contiguous: a loop the compiler vectorises */
-                    for (int64_t ox = xlo; ox < xhi; ox++)
-                        dst[ox] = row[x0 + ox] ^ j->flip;
-                else
-                    for (int64_t ox = xlo; ox < xhi; ox++)
-                        dst[ox] = row[x0 + ox * sx] ^ j->flip;
+                if (xhi > xlo)
+                    qc_copy_row(dst + xlo, row + x0 + xlo * sx, xhi - xlo, sx, j->flip);
                 memset(dst + xhi, j->pad, (size_t)(OW - xhi));
             }
         }
