@@ -82,6 +82,7 @@ typedef struct qmm_job {
     float *yf;
     const float *scale;
     int scale_kind, mr, nr;
+    int plain; /* qmm_plain: the one-pass epilogue */
     const gemm_epilogue_t *epi;
 } qmm_job_t;
 
@@ -144,10 +145,74 @@ static void qmm_rows(void *ctx, size_t i0, size_t i1, int worker)
  * column nlo on, rows ldc apart): T = (float)acc * scale tile by tile (the
  * zero-point terms as in qmm_rows, each case its own loop over the tile's
  * contiguous columns so that it vectorises), then the f32 epilogue into yf */
+/* The epilogue is a bias at most (no activation, residual or alpha), along
+ * the scales' axis, and the zero-point terms are none or a row term plus a
+ * column term: one pass over whole rows, y = (float)(acc + terms) * s + b
+ * (the multiply and the add rounded apart, as T and the tile store do):
+ * an 8-bit convolution's and most projections' form. */
+static int qmm_plain(const qmm_job_t *j)
+{
+    const gemm_epilogue_t *e = j->epi;
+    const int terms_ok = !j->correct || (j->zt && (!j->rs || j->z1_one));
+    if (!e)
+        return terms_ok;
+    const int bias_ok = e->bias_kind == GEMM_BIAS_NONE ||
+                        (e->bias_kind == GEMM_BIAS_ROW && j->scale_kind != QUANT_SCALE_COL) ||
+                        (e->bias_kind == GEMM_BIAS_COL && j->scale_kind != QUANT_SCALE_ROW);
+    return terms_ok && bias_ok && e->act == GEMM_ACT_NONE && e->post_act == GEMM_ACT_NONE &&
+           !e->residual && e->scale == 1.0f;
+}
+
+static void qmm_plain_rows(const qmm_job_t *j, int64_t i0, int64_t i1, const int32_t *sums,
+                           int64_t ldc, int64_t nlo, int64_t nhi)
+{
+    const int64_t N = j->p->N, w = nhi - nlo;
+    const gemm_epilogue_t *e = j->epi;
+    const int bias = e && e->bias_kind != GEMM_BIAS_NONE && e->bias;
+    const int col = j->scale_kind == QUANT_SCALE_COL || (bias && e->bias_kind == GEMM_BIAS_COL);
+    for (int64_t i = i0; i < i1; i++) {
+        const int32_t *restrict cr = sums + i * ldc;
+        float *restrict y = (float *)j->yf + i * N + nlo;
+        const uint32_t rt = j->correct && j->rs ? j->z1[0] * (uint32_t)j->rs[i] : 0;
+        const uint32_t *restrict zt = j->correct ? j->zt + nlo : NULL;
+        if (!col) { /* one scale and bias for the row */
+            const float sr = j->scale[j->scale_kind == QUANT_SCALE_ROW ? i : 0];
+            const float br = bias ? e->bias[i] : 0.0f;
+            if (zt && bias)
+                for (int64_t c = 0; c < w; c++)
+                    y[c] = (float)(int32_t)((uint32_t)cr[c] + rt + zt[c]) * sr + br;
+            else if (zt)
+                for (int64_t c = 0; c < w; c++)
+                    y[c] = (float)(int32_t)((uint32_t)cr[c] + rt + zt[c]) * sr;
+            else if (bias)
+                for (int64_t c = 0; c < w; c++)
+                    y[c] = (float)cr[c] * sr + br;
+            else
+                for (int64_t c = 0; c < w; c++)
+                    y[c] = (float)cr[c] * sr;
+        } else { /* scales and biases along the columns */
+            const float s1 = j->scale[0];
+            const int sv = j->scale_kind == QUANT_SCALE_COL;
+            const float *restrict sc = j->scale + (sv ? nlo : 0);
+            const float *restrict bc = bias ? e->bias + nlo : NULL;
+            for (int64_t c = 0; c < w; c++) {
+                const int32_t a = zt ? (int32_t)((uint32_t)cr[c] + rt + zt[c]) : cr[c];
+                const float t = (float)a * (sv ? sc[c] : s1);
+                y[c] = bc ? t + bc[c] : t;
+            }
+        }
+    }
+}
+
 static void qmm_f32_range(const qmm_job_t *j, size_t b0, size_t b1, const int32_t *sums,
                           int64_t ldc, int64_t nlo, int64_t nhi)
 {
     const int64_t M = j->p->M, N = j->p->N;
+    if (j->plain) {
+        const int64_t i1 = (int64_t)b1 * j->mr;
+        qmm_plain_rows(j, (int64_t)b0 * j->mr, i1 < M ? i1 : M, sums, ldc, nlo, nhi);
+        return;
+    }
     float T[16 * 32] __attribute__((aligned(64)));
     /* scales as a row of the tile's width: one value repeated (row r of
      * rowsc; per row: each row's own, filled once per block) */
@@ -531,6 +596,7 @@ static cairn_status_t qmm(const kctx_t *k, const quant_mm_params_t *p, const voi
     j.z1_one = !p->bzp_vec;
     j.y = out32 || f ? NULL : Y;
     j.K = K, j.Mg = Mg, j.any_za = any_za, j.pk = pk, j.b = b;
+    j.plain = f && qmm_plain(&j);
     const int threads = k && k->pool && M * N >= 16384 ? k->threads : 1;
     base_pool_t *pool = threads > 1 ? k->pool : NULL;
     cairn_status_t st = CAIRN_OK;
