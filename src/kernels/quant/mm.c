@@ -190,16 +190,29 @@ static void qmm_plain_rows(const qmm_job_t *j, int64_t i0, int64_t i1, const int
             else
                 for (int64_t c = 0; c < w; c++)
                     y[c] = (float)cr[c] * sr;
-        } else { /* scales and biases along the columns */
-            const float s1 = j->scale[0];
+        } else { /* scales and biases along the columns: a loop for each
+                  * form, so that each vectorises */
             const int sv = j->scale_kind == QUANT_SCALE_COL;
             const float *restrict sc = j->scale + (sv ? nlo : 0);
             const float *restrict bc = bias ? e->bias + nlo : NULL;
-            for (int64_t c = 0; c < w; c++) {
-                const int32_t a = zt ? (int32_t)((uint32_t)cr[c] + rt + zt[c]) : cr[c];
-                const float t = (float)a * (sv ? sc[c] : s1);
-                y[c] = bc ? t + bc[c] : t;
-            }
+#define QMM_COLS(ACC, SC)                                                      \
+    do {                                                                       \
+        if (bc)                                                                \
+            for (int64_t c = 0; c < w; c++)                                    \
+                y[c] = (float)(ACC) * (SC) + bc[c];                            \
+        else                                                                   \
+            for (int64_t c = 0; c < w; c++)                                    \
+                y[c] = (float)(ACC) * (SC);                                    \
+    } while (0)
+            if (zt && sv)
+                QMM_COLS((int32_t)((uint32_t)cr[c] + rt + zt[c]), sc[c]);
+            else if (zt)
+                QMM_COLS((int32_t)((uint32_t)cr[c] + rt + zt[c]), sc[0]);
+            else if (sv)
+                QMM_COLS(cr[c], sc[c]);
+            else
+                QMM_COLS(cr[c], sc[0]);
+#undef QMM_COLS
         }
     }
 }
