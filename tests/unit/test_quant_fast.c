@@ -547,6 +547,9 @@ static void test_conv(void)
     fails += !conv_case(2, 1, 3, 7, i7, k3, s2, p1, one, CAIRN_U8, CAIRN_I8, 0, 0, 1);
     fails += !conv_case(2, 1, 2, 5, i7, k5w, s2, p02b, one, CAIRN_I8, CAIRN_I8, 1, 0, 1);
     fails += !conv_case(2, 1, 2, 5, i7, k5w, one, p02b, one, CAIRN_U8, CAIRN_U8, 1, 0, 2);
+    /* padding wider than the plane: taps shifted by more than its width */
+    const int64_t i8[2] = {5, 3}, k19[2] = {3, 9}, p14[2] = {1, 4};
+    fails += !conv_case(2, 1, 3, 4, i8, k19, one, p14, one, CAIRN_U8, CAIRN_I8, 0, 0, 1);
     const int64_t i6[2] = {64, 65};
     fails += !conv_case(2, 1, 8, 600, i6, one, one, zero, one, CAIRN_U8, CAIRN_I8, 1, 1, 2);
     fails += !conv_case(2, 1, 4, 520, i6, k3, one, p1, one, CAIRN_I8, CAIRN_I8, 0, 0, 1);

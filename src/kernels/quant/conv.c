@@ -103,6 +103,43 @@ static void qc_copy_row(uint8_t *restrict dst, const uint8_t *restrict src, int6
         dst[i] = src[i * sx] ^ flip;
 }
 
+/* col row of tap (ty, tx) of channel c for a 2-D stride-1 convolution
+ * whose output rows are as wide as the input's (OW == IW: 'same' padding):
+ * the plane shifted by dy rows and dx columns, one long copy of the rows
+ * that fall inside (the two planes have the same row stride), then the dx
+ * columns that wrapped to a neighbouring row set to the padding byte, and
+ * the rows above and below. A 56-wide plane's 56 short row copies were
+ * most of the im2col's time. */
+static void qc_shift_plane(const qc_job_t *j, uint8_t *dst, const uint8_t *plane, int64_t dy,
+                           int64_t dx)
+{
+    const conv_params_t *g = j->g;
+    const int64_t IH = g->in[1], W = g->in[2], OH = g->out[1];
+    int64_t ylo = dy < 0 ? -dy : 0, yhi = IH - dy < OH ? IH - dy : OH;
+    ylo = ylo > OH ? OH : ylo;
+    yhi = yhi < ylo ? ylo : yhi;
+    memset(dst, j->pad, (size_t)(ylo * W));
+    memset(dst + yhi * W, j->pad, (size_t)((OH - yhi) * W));
+    if (yhi == ylo)
+        return;
+    /* positions p of the rows inside read plane[p + shift]; those whose
+     * source would fall before or past the plane are border columns */
+    const int64_t shift = dy * W + dx;
+    int64_t p0 = ylo * W, p1 = yhi * W;
+    if (p0 + shift < 0)
+        p0 = -shift;
+    if (p1 + shift > IH * W)
+        p1 = IH * W - shift;
+    if (p1 > p0)
+        qc_copy_row(dst + p0, plane + p0 + shift, p1 - p0, 1, j->flip);
+    /* the wrapped columns [c0, c1) of each row (all of them when |dx| >= W) */
+    const int64_t c0 = dx <= 0 ? 0 : (W - dx > 0 ? W - dx : 0);
+    const int64_t c1 = dx >= 0 ? W : (-dx < W ? -dx : W);
+    if (dx != 0)
+        for (int64_t y = ylo; y < yhi; y++)
+            memset(dst + y * W + c0, j->pad, (size_t)(c1 - c0));
+}
+
 /* rows [r0, r1) of col: row r is channel r / taps, tap r % taps */
 static void qc_im2col(void *ctx, size_t r0, size_t r1, int worker)
 {
@@ -113,7 +150,16 @@ static void qc_im2col(void *ctx, size_t r0, size_t r1, int worker)
     const int64_t taps = kd * kh * kw;
     const int64_t ID = g->in[0], IH = g->in[1], IW = g->in[2];
     const int64_t OD = g->out[0], OH = g->out[1], OW = g->out[2];
+    const int shifted = ID == 1 && OD == 1 && kd == 1 && g->stride[1] == 1 &&
+                        g->stride[2] == 1 && OW == IW;
     for (size_t r = r0; r < r1; r++) {
+        if (shifted) {
+            const int64_t c = (int64_t)r / taps, t = (int64_t)r % taps;
+            const int64_t dy = (t / kw) * g->dilation[1] - g->pad[1];
+            const int64_t dx = (t % kw) * g->dilation[2] - g->pad[2];
+            qc_shift_plane(j, j->col + (int64_t)r * j->P, j->x + c * IH * IW, dy, dx);
+            continue;
+        }
         const int64_t c = (int64_t)r / taps, t = (int64_t)r % taps;
         const int64_t tz = t / (kh * kw), ty = (t / kw) % kh, tx = t % kw;
         uint8_t *dst = j->col + (int64_t)r * j->P;
