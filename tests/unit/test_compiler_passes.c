@@ -6,6 +6,7 @@
 #include "ir/op_table.h"
 #include "ir/ops/fused.h"
 #include "kernels/gemm/gemm.h"
+#include "kernels/quant/quant.h"
 #include "runtime/session_internal.h"
 
 #include <math.h>
@@ -643,6 +644,49 @@ static void test_fuse_qdq_conv(int per_ch, int depthwise)
     cairn_graph_destroy(g);
 }
 
+/* A FusedConvInteger naming a packed W, as a model file could: a buffer
+ * too small for its m and kernel is refused when the session is made, one
+ * of the right size that quant_pack_a did not make when it runs, each with
+ * a message and before any read of the buffer */
+static void test_convint_bad_packed(void)
+{
+    for (int bad = 0; bad < 2; bad++) {
+        cairn_graph_t *g;
+        CHECK_OK(cairn_graph_create(&g));
+        int64_t dx[4] = {1, 3, 5, 5};
+        cairn_value_id x, w, sc;
+        CHECK_OK(cairn_graph_add_input(g, "x", CAIRN_U8, 4, dx, NULL, &x));
+        const size_t need = quant_packed_a_size(4, 27), size = bad == 0 ? 100 : need;
+        uint8_t *buf = calloc(size, 1);
+        cairn_tensor_t wt = {CAIRN_U8, 1, {(int64_t)size}, buf};
+        CHECK_OK(cairn_graph_add_constant(g, "W:packed", &wt, &w));
+        sc = scalar(g, "scale", 0.01f);
+        int64_t ks[2] = {3, 3}, pads[4] = {1, 1, 1, 1};
+        cairn_attr_t a[4] = {cairn_attr_int("packed", 1), cairn_attr_int("m", 4),
+                             cairn_attr_ints("kernel_shape", ks, 2),
+                             cairn_attr_ints("pads", pads, 4)};
+        cairn_value_id in[3] = {x, w, sc}, y = -1;
+        if (bad == 0) { /* the builder's inference already refuses it */
+            CHECK_FAILS(cairn_graph_add_node(g, "FusedConvInteger", "conv", in, 3, a, 4, &y, 1,
+                                             NULL),
+                        CAIRN_ERR_SHAPE, "packed W holds 100 bytes");
+        } else {
+            y = node(g, "FusedConvInteger", "conv", in, 3, a, 4);
+            CHECK_OK(cairn_graph_mark_output(g, y));
+            cairn_session_t *ss = NULL;
+            CHECK_OK(cairn_session_create(g, NULL, &ss));
+            uint8_t xd[75] = {0};
+            cairn_tensor_t xt = {CAIRN_U8, 4, {1, 3, 5, 5}, xd}, out;
+            memset(&out, 0, sizeof out);
+            CHECK_FAILS(cairn_session_run(ss, &xt, 1, &out, 1), CAIRN_ERR_INVALID_ARGUMENT,
+                        "quant_pack_a");
+            cairn_session_destroy(ss);
+        }
+        free(buf);
+        cairn_graph_destroy(g);
+    }
+}
+
 int main(void)
 {
     test_fold_dce();
@@ -671,6 +715,7 @@ int main(void)
     test_fuse_qdq_conv(1, 0);
     test_fuse_qdq_conv(0, 0);
     test_fuse_qdq_conv(1, 1);
+    test_convint_bad_packed();
     test_selection_errors();
     return check_finish("test_compiler_passes");
 }

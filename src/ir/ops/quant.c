@@ -751,10 +751,15 @@ static cairn_status_t convint_w_shape(const ir_node_t *n, const ir_shape_t *x,
     size_t nk = 0;
     const int64_t *ks = ir_attr_ints(n, QC_KERNEL_SHAPE, &nk);
     const int64_t m = ir_attr_i(n, QC_M);
-    if (!ks || nk < 1 || nk > CONV_SP || m < 1 || w->rank != 1)
+    int64_t taps = 1;
+    for (size_t i = 0; ks && i < nk && i < CONV_SP; i++)
+        taps = ks[i] >= 1 && ks[i] <= 32768 && taps <= 32768 ? taps * ks[i] : 1 << 30;
+    if (!ks || nk < 1 || nk > CONV_SP || m < 1 || m > ((int64_t)1 << 31) || taps > 32768 ||
+        w->rank != 1)
         return base_error(CAIRN_ERR_INVALID_ARGUMENT,
-                          "packed W needs m >= 1, kernel_shape with 1 to 3 dims and a 1-D u8 "
-                          "buffer (got m = %lld, %zu kernel dims, W of rank %d)",
+                          "packed W needs m in [1, 2^31], kernel_shape with 1 to 3 dims of at "
+                          "most 32768 taps and a 1-D u8 buffer (got m = %lld, %zu kernel dims, "
+                          "W of rank %d)",
                           (long long)m, nk, w->rank);
     out->rank = (int)nk + 2;
     out->d[0] = m;
@@ -771,7 +776,8 @@ static size_t convint_packed_size(const ir_shape_t *w)
     for (int i = 1; i < w->rank; i++) {
         if (!ir_dim_known(w->d[i]))
             return 0;
-        K *= w->d[i];
+        if (w->d[i] < 0 || w->d[i] > 32768 || (K *= w->d[i]) > 32768)
+            return SIZE_MAX; /* past the int8 GEMM's depth: never a valid buffer */
     }
     return quant_packed_a_size(w->d[0], K);
 }
