@@ -446,6 +446,7 @@ void gemm_u8s8s32(const kctx_t *k, int transA, int transB, int64_t M, int64_t N,
 /* ---- int8 B packed ahead ---- */
 
 #define S8_PACKED_MAGIC 0x42503853u /* "S8PB"; the header's variant: into s8_rows */
+#define S8_PACKED_A_MAGIC 0x41503855u /* "U8PA": A packed ahead */
 #define S8_PACKED_HEADER GEMM_PACKED_HEADER
 typedef gemm_packed_header_t s8_packed_header_t;
 
@@ -457,130 +458,129 @@ static int s8_row_of(const gemm_kern_t *kn)
     return -1;
 }
 
-size_t gemm_s8_packed_b_size(int64_t K, int64_t N)
+/* A K-deep operand packed ahead for the selected int8 kernel: B (K x W, W
+ * = N columns, padded to NR) or A (W = M rows, padded to MR), behind a
+ * header that names the packer (magic), the kernel, K, W, the K block and
+ * the padded width */
+typedef struct s8_side {
+    const char *packer, *runner;
+    uint32_t magic;
+    int a; /* 1: A (rows), 0: B (columns) */
+} s8_side_t;
+static const s8_side_t S8_B = {"gemm_s8_pack_b", "gemm_u8s8s32_packed", S8_PACKED_MAGIC, 0};
+static const s8_side_t S8_A = {"gemm_u8_pack_a", "gemm_u8s8s32_packed_a", S8_PACKED_A_MAGIC, 1};
+
+static int64_t s8_wpad(const gemm_kern_t *kn, const s8_side_t *sd, int64_t W)
+{
+    const int t = sd->a ? kn->mr : kn->nr;
+    return (W + t - 1) / t * t;
+}
+
+static size_t s8_packed_size(const s8_side_t *sd, int64_t K, int64_t W)
 {
     const gemm_kern_t *kn = gemm_s8_select();
-    if (K < 0 || N < 0)
+    if (K < 0 || W < 0)
         return 0;
     int64_t kc;
     const int64_t rows = gemm_kern_packed_rows(kn, K, &kc);
-    const int64_t npad = (N + kn->nr - 1) / kn->nr * kn->nr;
-    return S8_PACKED_HEADER + (size_t)(rows * npad) * (size_t)kn->esz; /* 16-bit pairs: 2 */
+    return S8_PACKED_HEADER + (size_t)(rows * s8_wpad(kn, sd, W)) * (size_t)kn->esz;
 }
+
+static cairn_status_t s8_pack(const s8_side_t *sd, int64_t K, int64_t W, const void *src,
+                              int64_t ld, void *packed, size_t size)
+{
+    const gemm_kern_t *kn = gemm_s8_select();
+    const int64_t ldmin = sd->a ? K : W;
+    if (K < 0 || W < 0 || !packed || (K * W > 0 && !src) || ld < ldmin)
+        return base_error(CAIRN_ERR_INVALID_ARGUMENT, "%s: K=%lld %s=%lld ld=%lld, %p, buffer %p",
+                          sd->packer, (long long)K, sd->a ? "M" : "N", (long long)W,
+                          (long long)ld, src, packed);
+    const size_t need = s8_packed_size(sd, K, W);
+    if (size < need)
+        return base_error(CAIRN_ERR_INVALID_ARGUMENT,
+                          "%s: buffer of %zu bytes, K=%lld x %s=%lld needs %zu", sd->packer, size,
+                          (long long)K, sd->a ? "M" : "N", (long long)W, need);
+    s8_packed_header_t h = {sd->magic, s8_row_of(kn), K, W, 0, s8_wpad(kn, sd, W)};
+    gemm_kern_packed_rows(kn, K, &h.kc);
+    memset(packed, 0, S8_PACKED_HEADER);
+    memcpy(packed, &h, sizeof h);
+    char *d = (char *)packed + S8_PACKED_HEADER;
+    if (sd->a)
+        gemm_kern_pack_a_all(kn, W, K, src, ld, h.kc, h.npad, d);
+    else
+        gemm_kern_pack_b_all(kn, K, W, src, ld, h.kc, h.npad, d);
+    return CAIRN_OK;
+}
+
+/* The header of a buffer from s8_pack checked against this process's
+ * kernel and layout and the call's K x W (a buffer from elsewhere, e.g. a
+ * model naming an internal op, must not steer the reads): its K block and
+ * padded width in *h. */
+static cairn_status_t s8_packed_open(const s8_side_t *sd, const void *packed, int64_t K,
+                                     int64_t W, const gemm_kern_t **kno, s8_packed_header_t *h)
+{
+    if (!packed)
+        return base_error(CAIRN_ERR_INVALID_ARGUMENT, "%s: null packed %s", sd->runner,
+                          sd->a ? "A" : "B");
+    memcpy(h, packed, sizeof *h);
+    const gemm_kern_t *kn = gemm_s8_select();
+    if (h->magic != sd->magic || h->variant != s8_row_of(kn))
+        return base_error(CAIRN_ERR_INVALID_ARGUMENT,
+                          "%s: the buffer was not made by %s for the %s kernel", sd->runner,
+                          sd->packer, kn->name);
+    if (h->K != K || h->N != W)
+        return base_error(CAIRN_ERR_SHAPE,
+                          "%s: %s was packed as K=%lld x %lld, called with K=%lld x %lld",
+                          sd->runner, sd->a ? "A" : "B", (long long)h->K, (long long)h->N,
+                          (long long)K, (long long)W);
+    int64_t kc;
+    gemm_kern_packed_rows(kn, K, &kc);
+    if (h->kc != kc || h->npad != s8_wpad(kn, sd, W))
+        return base_error(CAIRN_ERR_INVALID_ARGUMENT,
+                          "%s: the buffer's layout (kc %lld, padded %lld) is not this build's",
+                          sd->runner, (long long)h->kc, (long long)h->npad);
+    *kno = kn;
+    return CAIRN_OK;
+}
+
+size_t gemm_s8_packed_b_size(int64_t K, int64_t N) { return s8_packed_size(&S8_B, K, N); }
 
 cairn_status_t gemm_s8_pack_b(int64_t K, int64_t N, const int8_t *B, int64_t ldb, void *packed,
                               size_t size)
 {
-    const gemm_kern_t *kn = gemm_s8_select();
-    if (K < 0 || N < 0 || !packed || (K * N > 0 && !B) || ldb < N)
-        return base_error(CAIRN_ERR_INVALID_ARGUMENT,
-                          "gemm_s8_pack_b: K=%lld N=%lld ldb=%lld, B %p, buffer %p",
-                          (long long)K, (long long)N, (long long)ldb, (const void *)B, packed);
-    const size_t need = gemm_s8_packed_b_size(K, N);
-    if (size < need)
-        return base_error(CAIRN_ERR_INVALID_ARGUMENT,
-                          "gemm_s8_pack_b: buffer of %zu bytes, K=%lld x N=%lld needs %zu", size,
-                          (long long)K, (long long)N, need);
-    s8_packed_header_t h = {S8_PACKED_MAGIC, s8_row_of(kn), K, N, 0,
-                            (N + kn->nr - 1) / kn->nr * kn->nr};
-    gemm_kern_packed_rows(kn, K, &h.kc);
-    memset(packed, 0, S8_PACKED_HEADER);
-    memcpy(packed, &h, sizeof h);
-    gemm_kern_pack_b_all(kn, K, N, B, ldb, h.kc, h.npad, (char *)packed + S8_PACKED_HEADER);
-    return CAIRN_OK;
+    return s8_pack(&S8_B, K, N, B, ldb, packed, size);
 }
 
 cairn_status_t gemm_u8s8s32_packed(const kctx_t *k, int64_t M, int64_t N, int64_t K,
                                    const uint8_t *A, int64_t lda, const void *packed, int32_t *C,
                                    int64_t ldc)
 {
+    const gemm_kern_t *kn = NULL;
     s8_packed_header_t h;
-    if (!packed)
-        return base_error(CAIRN_ERR_INVALID_ARGUMENT, "gemm_u8s8s32_packed: null packed B");
-    memcpy(&h, packed, sizeof h);
-    const gemm_kern_t *kn = gemm_s8_select();
-    if (h.magic != S8_PACKED_MAGIC || h.variant != s8_row_of(kn))
-        return base_error(CAIRN_ERR_INVALID_ARGUMENT,
-                          "gemm_u8s8s32_packed: the buffer was not made by gemm_s8_pack_b for "
-                          "the %s kernel", kn->name);
-    if (h.K != K || h.N != N)
-        return base_error(CAIRN_ERR_SHAPE,
-                          "gemm_u8s8s32_packed: B was packed as %lld x %lld, called with %lld x "
-                          "%lld", (long long)h.K, (long long)h.N, (long long)K, (long long)N);
-    /* the layout this process packs (a buffer from elsewhere, e.g. a model
-     * naming the internal op, must not steer the reads) */
-    int64_t kc;
-    gemm_kern_packed_rows(kn, K, &kc);
-    if (h.kc != kc || h.npad != (N + kn->nr - 1) / kn->nr * kn->nr)
-        return base_error(CAIRN_ERR_INVALID_ARGUMENT,
-                          "gemm_u8s8s32_packed: the buffer's layout (kc %lld, padded %lld) is not "
-                          "this build's", (long long)h.kc, (long long)h.npad);
+    BASE_TRY(s8_packed_open(&S8_B, packed, K, N, &kn, &h));
     gemm_kern_run_packed(kn, k, M, N, K, A, lda, (const char *)packed + S8_PACKED_HEADER, h.kc,
                          h.npad, C, ldc);
     return CAIRN_OK;
 }
 
-/* ---- u8 A packed ahead (an 8-bit convolution's weights) ---- */
+/* ---- u8 A packed ahead (an 8-bit convolution's weights; the header's N
+ * field holds M, npad the padded M) ---- */
 
-#define S8_PACKED_A_MAGIC 0x41503855u /* "U8PA" */
-
-size_t gemm_u8_packed_a_size(int64_t M, int64_t K)
-{
-    const gemm_kern_t *kn = gemm_s8_select();
-    if (K < 0 || M < 0)
-        return 0;
-    int64_t kc;
-    const int64_t rows = gemm_kern_packed_rows(kn, K, &kc);
-    const int64_t mpad = (M + kn->mr - 1) / kn->mr * kn->mr;
-    return S8_PACKED_HEADER + (size_t)(rows * mpad) * (size_t)kn->esz;
-}
+size_t gemm_u8_packed_a_size(int64_t M, int64_t K) { return s8_packed_size(&S8_A, K, M); }
 
 cairn_status_t gemm_u8_pack_a(int64_t M, int64_t K, const uint8_t *A, int64_t lda, void *packed,
                               size_t size)
 {
-    const gemm_kern_t *kn = gemm_s8_select();
-    if (K < 0 || M < 0 || !packed || (K * M > 0 && !A) || lda < K)
-        return base_error(CAIRN_ERR_INVALID_ARGUMENT,
-                          "gemm_u8_pack_a: M=%lld K=%lld lda=%lld, A %p, buffer %p",
-                          (long long)M, (long long)K, (long long)lda, (const void *)A, packed);
-    const size_t need = gemm_u8_packed_a_size(M, K);
-    if (size < need)
-        return base_error(CAIRN_ERR_INVALID_ARGUMENT,
-                          "gemm_u8_pack_a: buffer of %zu bytes, M=%lld x K=%lld needs %zu", size,
-                          (long long)M, (long long)K, need);
-    /* the header's N field holds M, npad the padded M */
-    s8_packed_header_t h = {S8_PACKED_A_MAGIC, s8_row_of(kn), K, M, 0,
-                            (M + kn->mr - 1) / kn->mr * kn->mr};
-    gemm_kern_packed_rows(kn, K, &h.kc);
-    memset(packed, 0, S8_PACKED_HEADER);
-    memcpy(packed, &h, sizeof h);
-    gemm_kern_pack_a_all(kn, M, K, A, lda, h.kc, h.npad, (char *)packed + S8_PACKED_HEADER);
-    return CAIRN_OK;
+    return s8_pack(&S8_A, K, M, A, lda, packed, size);
 }
 
 cairn_status_t gemm_u8s8s32_packed_a(const kctx_t *k, int64_t M, int64_t N, int64_t K,
                                      const void *packed_a, const int8_t *B, int64_t ldb,
                                      int32_t *C, int64_t ldc)
 {
+    const gemm_kern_t *kn = NULL;
     s8_packed_header_t h;
-    if (!packed_a)
-        return base_error(CAIRN_ERR_INVALID_ARGUMENT, "gemm_u8s8s32_packed_a: null packed A");
-    memcpy(&h, packed_a, sizeof h);
-    const gemm_kern_t *kn = gemm_s8_select();
-    if (h.magic != S8_PACKED_A_MAGIC || h.variant != s8_row_of(kn))
-        return base_error(CAIRN_ERR_INVALID_ARGUMENT,
-                          "gemm_u8s8s32_packed_a: the buffer was not made by gemm_u8_pack_a for "
-                          "the %s kernel", kn->name);
-    if (h.K != K || h.N != M)
-        return base_error(CAIRN_ERR_SHAPE,
-                          "gemm_u8s8s32_packed_a: A was packed as %lld x %lld, called with %lld "
-                          "x %lld", (long long)h.N, (long long)h.K, (long long)M, (long long)K);
-    int64_t kc;
-    gemm_kern_packed_rows(kn, K, &kc);
-    if (h.kc != kc || h.npad != (M + kn->mr - 1) / kn->mr * kn->mr)
-        return base_error(CAIRN_ERR_INVALID_ARGUMENT,
-                          "gemm_u8s8s32_packed_a: the buffer's layout (kc %lld, padded %lld) is "
-                          "not this build's", (long long)h.kc, (long long)h.npad);
+    BASE_TRY(s8_packed_open(&S8_A, packed_a, K, M, &kn, &h));
     gemm_kern_run_packed_a(kn, k, M, N, K, (const char *)packed_a + S8_PACKED_HEADER, h.kc,
                            h.npad, B, ldb, C, ldc);
     return CAIRN_OK;
