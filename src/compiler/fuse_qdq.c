@@ -103,7 +103,8 @@ static int dq_per_tensor(const ir_graph_t *g, const ir_node_t *d, float *s, int3
     return zv < 0 || (g->values[zv].type.dtype == xt && const_q_scalar(g, zv, z));
 }
 
-/* A constant f32 of 1 or N elements at its last dim (rank <= 1). */
+/* A constant of type t with 1 or N elements (rank <= 1): per tensor or per
+ * column / channel. */
 static int per_col(const ir_graph_t *g, int v, cairn_dtype_t t, int64_t N)
 {
     if (v < 0)

@@ -618,7 +618,10 @@ static cairn_status_t qmm(const kctx_t *k, const quant_mm_params_t *p, const voi
          * dequantised by one task while its sums are in that core's L2 */
         j.pa = pa, j.nc = nc, j.cbuf = c;
         base_pool_parallel_for_1d(pool, (size_t)((N + nc - 1) / nc), 1, qmm_chunk, &j);
-        st = j.failed ? CAIRN_ERR_INTERNAL : CAIRN_OK;
+        if (j.failed) /* the one way a chunk's GEMM fails: its header check */
+            st = base_error(CAIRN_ERR_INVALID_ARGUMENT,
+                            "quantised matmul: A's packed panels were not made by this "
+                            "process's int8 kernel (gemm_u8_pack_a)");
     } else {
         st = pa   ? gemm_u8s8s32_packed_a(k, Mg, N, K, pa->gemm, b, N, c, N)
              : pk ? gemm_u8s8s32_packed(k, M, N, K, a, K, pk->gemm, c, N)
