@@ -244,11 +244,15 @@ cairn_status_t quant_conv_f32(const kctx_t *k, const quant_conv_params_t *p, con
         const uint8_t *xn = (const uint8_t *)X + n * g->C * HWin;
         const void *B = xn;
         if (!in_place) {
+            /* rows of col in four pieces a thread: a row can be 49 bytes
+             * (7x7 planes), and one row a task cost more in the pool's
+             * shared counter than the rows' copies (ResNet-50's last 3x3
+             * convolutions ran no faster on 2 threads than on 1) */
             qc_job_t j = {g, xn, col, (uint8_t)(bz), flip ? 0x80u : 0, P};
-            base_pool_parallel_for_1d(k && k->pool && k->threads > 1 && K * P >= 65536
-                                          ? k->pool
-                                          : NULL,
-                                      (size_t)K, 1, direct ? qc_flip : qc_im2col, &j);
+            const int par = k && k->pool && k->threads > 1 && K * P >= 65536;
+            const size_t grain = par ? (size_t)((K + 4 * k->threads - 1) / (4 * k->threads)) : 1;
+            base_pool_parallel_for_1d(par ? k->pool : NULL, (size_t)K, grain,
+                                      direct ? qc_flip : qc_im2col, &j);
             B = col;
         }
         if (epi && epi->residual)
