@@ -48,16 +48,10 @@ enum { BM_OK = 0, BM_FAIL = 1, BM_USAGE = 2 };
 #define BM_MAX_IO 64
 #define BM_MAX_ITERS 100000
 #define BM_BURST_SECONDS 0.25
-/* A pause after each burst. onnxruntime's intra-op threads keep spinning
- * after a run ends (its default; ~1.4 s on some hosts), and at 2 threads on
- * 2 CPUs they take cairn's next burst's second core: 500 ms was not always
- * enough here (ResNet-50 QDQ on 2 threads: cairn 38.2 ms after 500 ms
- * pauses, 19.2 after 2 s, 18.7 run alone). So 2 s after onnxruntime's
- * bursts (and its warm-up), 500 ms after cairn's (its pool's workers sleep
- * after 200 us). A model takes one to a few bursts a side, so the pauses
- * add seconds to a run. */
+/* 500 ms between bursts (and after the warm-up): onnxruntime's idle intra-op
+ * threads spin for longer than 100 ms, and at 2 threads on 2 CPUs they took
+ * half of cairn's next burst */
 #define BM_SETTLE_NS 500000000L
-#define BM_SETTLE_PEER_NS 2000000000L
 /* outputs agree when max|cairn - ort| <= BM_AGREE * max|ort| (f32 over a
  * whole model: summation orders differ, so not the unit tests' 1e-4);
  * --tol changes it. A dynamically quantised model (DynamicQuantizeLinear
@@ -719,9 +713,9 @@ static void bm_summary(double *ms, int n, double *median, double *p90)
     *p90 = ms[k < 0 ? 0 : k];
 }
 
-static void bm_settle(long ns)
+static void bm_settle(void)
 {
-    struct timespec ts = {ns / 1000000000L, ns % 1000000000L};
+    struct timespec ts = {0, BM_SETTLE_NS};
     nanosleep(&ts, NULL);
 }
 
@@ -822,7 +816,7 @@ int bench_model(int argc, char **argv)
 
     /* onnxruntime's warm-up just ran: let its threads stop spinning first */
     if (peer_ok)
-        bm_settle(BM_SETTLE_PEER_NS);
+        bm_settle();
     /* alternate in bursts until each has o.iters timed runs */
     int done_c = 0, done_o = 0;
     while (done_c < o.iters || (peer_ok && done_o < o.iters)) {
@@ -835,7 +829,7 @@ int bench_model(int argc, char **argv)
         }
         if (!peer_ok)
             continue;
-        bm_settle(BM_SETTLE_NS);
+        bm_settle();
         b = bm_burst(est_o, o.iters - done_o);
         if (b > 0 && done_o < o.iters) {
             if (bm_peer_ask(&peer, "run %d", b)) {
@@ -847,7 +841,7 @@ int bench_model(int argc, char **argv)
             for (int i = 0; i < b && done_o < o.iters; i++)
                 ms_o[done_o++] = (double)strtoll(r, &r, 10) * 1e-6;
         }
-        bm_settle(BM_SETTLE_PEER_NS);
+        bm_settle();
     }
     if (peer_ok && bm_peer_ask(&peer, "mem") == 0)
         sscanf(peer.reply, "%ld %ld", &ort_kb[0], &ort_kb[1]);
