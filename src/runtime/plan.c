@@ -671,8 +671,10 @@ void plan_step_kernel(const plan_step_t *st, char *buf, size_t cap)
                  epilogue_str(st, FUSED_MM_ACTIVATION, FUSED_MM_POST_ACTIVATION, 5, 6, epi,
                               sizeof epi));
     } else if (n->op == IR_OP_FusedConvInteger) {
-        snprintf(buf, cap, "int8 conv: im2col + int8 gemm %s, dequantised%s%s",
-                 gemm_s8_variant_name(), n->n_inputs > 5 && n->inputs[5] >= 0 ? ", bias" : "",
+        const ir_attr_t *pk = ir_node_attr(n, "packed");
+        snprintf(buf, cap, "int8 conv: im2col + int8 gemm %s%s, dequantised%s%s",
+                 gemm_s8_variant_name(), pk && pk->i ? " packed-W" : "",
+                 n->n_inputs > 5 && n->inputs[5] >= 0 ? ", bias" : "",
                  n->n_inputs > 6 && n->inputs[6] >= 0 ? ", residual" : "");
     } else if ((n->op == IR_OP_MatMulInteger || n->op == IR_OP_QLinearMatMul) && st->n_in > 0 &&
                st->in[0].rank >= 1 && quant_matmul_fast(st->in[0].shape[st->in[0].rank - 1])) {
