@@ -731,13 +731,6 @@ cairn_status_t op_quant_conv_exec(const ir_node_t *n, const ktensor_t *in, int n
 
 /* ====================== FusedConvInteger (fuse_qdq) ====================== */
 
-/* FusedConvInteger(X, W, scale, [x_zero_point], [w_zero_point], [bias],
- * [residual]) = Conv(DequantizeLinear(X), DequantizeLinear(W)) + bias
- * [+ residual] with the dequantisation applied once to the exact integer
- * sums: X and W u8 / i8 (group 1), scale f32 one value or one per output
- * channel (x's scale times w's), x_zero_point one value, w_zero_point one
- * or one per channel, bias f32 one per channel, residual f32 of the output's
- * shape. Output f32. */
 /* W's logical shape (M, C, kernel...): its own, or with W packed (a u8
  * buffer from quant_pack_a) from the attributes m and kernel_shape and x's
  * channels */
@@ -782,6 +775,13 @@ static size_t convint_packed_size(const ir_shape_t *w)
     return quant_packed_a_size(w->d[0], K);
 }
 
+/* FusedConvInteger(X, W, scale, [x_zero_point], [w_zero_point], [bias],
+ * [residual]) = Conv(DequantizeLinear(X), DequantizeLinear(W)) + bias
+ * [+ residual] with the dequantisation applied once to the exact integer
+ * sums: X and W u8 / i8 (group 1), scale f32 one value or one per output
+ * channel (x's scale times w's), x_zero_point one value, w_zero_point one
+ * or one per channel, bias f32 one per channel, residual f32 of the output's
+ * shape. Output f32. */
 cairn_status_t op_fused_convint_infer(ir_infer_ctx_t *c)
 {
     const int packed = (int)ir_attr_i(c->node, QC_PACKED);
