@@ -481,6 +481,10 @@ static int conv_case(int sp, int64_t N, int64_t C, int64_t M, const int64_t *in,
                 "quant_pack_a");
     base_aligned_free(pw);
     free(yp);
+    /* the int32 form (ConvInteger): the exact sums themselves */
+    int32_t *yi = malloc(sizeof(int32_t) * (size_t)ny);
+    memset(yi, 0x5a, sizeof(int32_t) * (size_t)ny);
+    CHECK_OK(quant_conv_i32(&k, &qp, x, w, yi));
     int bad = 0;
     for (int64_t n = 0; n < N; n++)
         for (int64_t m = 0; m < M; m++)
@@ -504,15 +508,19 @@ static int conv_case(int sp, int64_t N, int64_t C, int64_t M, const int64_t *in,
                                    (q_load(w, wt, (m * C + c) * taps + t) - zw);
                     }
                 float want = (float)acc * sc[per_ch ? m : 0] + bias[m];
-                const int64_t yi = (n * M + m) * P + o;
+                const int64_t at = (n * M + m) * P + o;
                 if (resid)
-                    want += res[yi];
-                if (memcmp(&want, &y[yi], sizeof want) && bad++ < 3)
+                    want += res[at];
+                if (memcmp(&want, &y[at], sizeof want) && bad++ < 3)
                     CHECK_MSG(0, "conv %dd N%lld C%lld M%lld %s x %s W: y[%lld] = %.9g, want %.9g",
                               sp, (long long)N, (long long)C, (long long)M, tname(xt), tname(wt),
-                              (long long)yi, (double)y[yi], (double)want);
+                              (long long)at, (double)y[at], (double)want);
+                if (yi[at] != acc && bad++ < 3)
+                    CHECK_MSG(0, "conv %dd N%lld C%lld M%lld %s x %s W, int32: y[%lld] = %d, "
+                              "want %lld", sp, (long long)N, (long long)C, (long long)M,
+                              tname(xt), tname(wt), (long long)at, yi[at], (long long)acc);
             }
-    free(x), free(w), free(sc), free(bias), free(res), free(y);
+    free(x), free(w), free(sc), free(bias), free(res), free(y), free(yi);
     return bad == 0;
 }
 

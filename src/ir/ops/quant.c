@@ -690,6 +690,24 @@ cairn_status_t op_quant_conv_infer(ir_infer_ctx_t *c)
     return CAIRN_OK;
 }
 
+/* ConvInteger of 8-bit operands and group 1 runs on the int8 GEMM
+ * (quant_conv_i32: im2col and the exact sums, no workspace); everything
+ * else through the double reference */
+static int convinteger_fast(const ir_node_t *n, const ktensor_t *in, conv_params_t *kp)
+{
+    ir_shape_t xs, wsh, y;
+    if (n->op != IR_OP_ConvInteger || (in[0].dtype != CAIRN_U8 && in[0].dtype != CAIRN_I8) ||
+        (in[1].dtype != CAIRN_U8 && in[1].dtype != CAIRN_I8))
+        return 0;
+    shape_of(&in[0], &xs);
+    shape_of(&in[1], &wsh);
+    if (q_conv_geom(n, &xs, &wsh, &y, kp) != CAIRN_OK) {
+        base_error_clear();
+        return 0;
+    }
+    return quant_conv_fast(kp);
+}
+
 cairn_status_t op_quant_conv_exec(const ir_node_t *n, const ktensor_t *in, int n_in,
                                   ktensor_t *out, int n_out, void *ws, const kctx_t *k)
 {
@@ -705,6 +723,16 @@ cairn_status_t op_quant_conv_exec(const ir_node_t *n, const ktensor_t *in, int n
     int64_t nx = kt_numel(X), nw = kt_numel(W), ny = kt_numel(&out[0]), M = W->shape[0];
     if (ny == 0)
         return CAIRN_OK;
+    if (convinteger_fast(n, in, &kp)) {
+        quant_conv_params_t qp;
+        memset(&qp, 0, sizeof qp);
+        qp.g = kp, qp.xt = X->dtype, qp.wt = W->dtype;
+        if (kpresent(in, n_in, ixz))
+            qp.xz = in[ixz].data;
+        if (kpresent(in, n_in, iwz))
+            qp.wz = in[iwz].data, qp.wz_vec = kt_numel(&in[iwz]) > 1;
+        return quant_conv_i32(k, &qp, X->data, W->data, out[0].data);
+    }
     double *xd = ws, *wd = xd + nx, *yd = wd + nw;
     float *mult = (float *)(yd + ny);
     quant_axis_t ax = {1, 1, nx};
@@ -1532,6 +1560,9 @@ size_t op_quant_workspace(const ir_node_t *n, const ktensor_t *in, int n_in,
     }
     case IR_OP_ConvInteger:
     case IR_OP_QLinearConv: {
+        conv_params_t kp;
+        if (convinteger_fast(n, in, &kp))
+            return 0;
         const ktensor_t *W = &in[n->op == IR_OP_QLinearConv ? 3 : 1];
         return (size_t)(kt_numel(&in[0]) + kt_numel(W) + kt_numel(&out[0])) * sizeof(double) +
                (size_t)W->shape[0] * sizeof(float);

@@ -191,15 +191,17 @@ static void qc_im2col(void *ctx, size_t r0, size_t r1, int worker)
     }
 }
 
-cairn_status_t quant_conv_f32(const kctx_t *k, const quant_conv_params_t *p, const void *X,
-                              const void *W, const gemm_epilogue_t *epi, float *Y)
+/* quant_conv_f32 (Yf, epi) or quant_conv_i32 (Yi): the im2col per image,
+ * then the dequantising or the int32 product */
+static cairn_status_t qc_run(const kctx_t *k, const quant_conv_params_t *p, const void *X,
+                             const void *W, const gemm_epilogue_t *epi, float *Yf, int32_t *Yi)
 {
     const conv_params_t *g = &p->g;
     if (!quant_conv_fast(g) || (p->xt != CAIRN_U8 && p->xt != CAIRN_I8) ||
-        (p->wt != CAIRN_U8 && p->wt != CAIRN_I8) || !p->scale)
+        (p->wt != CAIRN_U8 && p->wt != CAIRN_I8) || (Yf && !p->scale))
         return base_error(CAIRN_ERR_UNSUPPORTED,
-                          "quant_conv_f32: group %lld, %s x, %s W: only group 1, 8-bit operands "
-                          "and a K within the int8 GEMM's",
+                          "%s: group %lld, %s x, %s W: only group 1, 8-bit operands and a K "
+                          "within the int8 GEMM's", Yf ? "quant_conv_f32" : "quant_conv_i32",
                           (long long)g->group, cairn_dtype_name(p->xt), cairn_dtype_name(p->wt));
     int64_t taps = 1, P = 1, HWin = 1;
     int direct = 1;
@@ -225,8 +227,8 @@ cairn_status_t quant_conv_f32(const kctx_t *k, const quant_conv_params_t *p, con
         col = base_scratch_get((size_t)(K * P), &slot);
         if (!col)
             return base_error(CAIRN_ERR_OUT_OF_MEMORY,
-                              "quant_conv_f32: no memory for a %lld x %lld im2col", (long long)K,
-                              (long long)P);
+                              "8-bit convolution: no memory for a %lld x %lld im2col",
+                              (long long)K, (long long)P);
     }
     quant_mm_params_t mp;
     memset(&mp, 0, sizeof mp);
@@ -257,11 +259,30 @@ cairn_status_t quant_conv_f32(const kctx_t *k, const quant_conv_params_t *p, con
         }
         if (epi && epi->residual)
             e.residual = epi->residual + n * M * P, e.ldr = P;
-        st = quant_matmul_f32(k, &mp, W, B, 0, p->scale,
-                              p->scale_vec ? QUANT_SCALE_ROW : QUANT_SCALE_ONE, &e,
-                              Y + n * M * P);
+        if (Yf)
+            st = quant_matmul_f32(k, &mp, W, B, 0, p->scale,
+                                  p->scale_vec ? QUANT_SCALE_ROW : QUANT_SCALE_ONE, &e,
+                                  Yf + n * M * P);
+        else
+            st = quant_matmul(k, &mp, W, B, Yi + n * M * P);
     }
     if (slot >= 0)
         base_scratch_put(col, slot);
     return st;
+}
+
+cairn_status_t quant_conv_f32(const kctx_t *k, const quant_conv_params_t *p, const void *X,
+                              const void *W, const gemm_epilogue_t *epi, float *Y)
+{
+    if (!Y)
+        return base_error(CAIRN_ERR_INVALID_ARGUMENT, "quant_conv_f32: null output");
+    return qc_run(k, p, X, W, epi, Y, NULL);
+}
+
+cairn_status_t quant_conv_i32(const kctx_t *k, const quant_conv_params_t *p, const void *X,
+                              const void *W, int32_t *Y)
+{
+    if (!Y)
+        return base_error(CAIRN_ERR_INVALID_ARGUMENT, "quant_conv_i32: null output");
+    return qc_run(k, p, X, W, NULL, NULL, Y);
 }

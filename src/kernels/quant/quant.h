@@ -107,6 +107,10 @@ typedef struct quant_conv_params {
 int quant_conv_fast(const conv_params_t *g);
 cairn_status_t quant_conv_f32(const kctx_t *k, const quant_conv_params_t *p, const void *X,
                               const void *W, const gemm_epilogue_t *epi, float *Y);
+/* The same convolution's exact sums as int32 (ConvInteger): Y (N, M,
+ * out...) = sum (x - xz)(w - wz[m]); scale and scale_vec unused. */
+cairn_status_t quant_conv_i32(const kctx_t *k, const quant_conv_params_t *p, const void *X,
+                              const void *W, int32_t *Y);
 /* B (K x N, u8 or i8, K within quant_matmul_fast) packed once for
  * quant_matmul_f32, which takes the buffer in B's place (weights packed at
  * compile time: the prepack pass): the int8 GEMM's packed B (a u8 B
