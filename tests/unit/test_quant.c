@@ -456,6 +456,45 @@ static void test_conv_integer(void)
         bad += Y[i] != want[i];
     CHECK_MSG(bad == 0, "%d ConvInteger outputs differ", bad);
 
+    /* grouped ConvIntegers run as exact f32 convolutions (at most 258 taps a
+     * group): depthwise 3x3, groups of 2 x 129 taps at the operands'
+     * extremes (|x - xz| = |w - wz| = 255 everywhere: 258 x 255^2 is just
+     * under 2^24), and 259 taps (an odd sum past 2^24, which f32 cannot
+     * hold: the reference's) */
+    for (int cs = 0; cs < 3; cs++) {
+        const int gN = 1, gC = cs == 0 ? 8 : 4, gM = gC, gG = cs == 0 ? 8 : cs == 1 ? 2 : 4;
+        const int gH = 6, gW = cs == 0 ? 7 : 262, gKH = cs == 0 ? 3 : 1;
+        const int gKW = cs == 0 ? 3 : cs == 1 ? 129 : 259, gP = cs == 0 ? 1 : 0;
+        const int gOH = gH + 2 * gP - gKH + 1, gOW = gW + 2 * gP - gKW + 1;
+        const int nx = gN * gC * gH * gW, nw = gM * (gC / gG) * gKH * gKW;
+        const int ny = gN * gM * gOH * gOW;
+        uint8_t *gx = malloc((size_t)nx), gxz = 0;
+        int8_t *gw = malloc((size_t)nw), gwz[8];
+        for (int i = 0; i < nx; i++)
+            gx[i] = cs == 0 && i % 7 == 3 ? 17 : 255;
+        for (int i = 0; i < nw; i++)
+            gw[i] = cs == 0 && i % 5 == 1 ? 60 : -128;
+        for (int i = 0; i < gM; i++)
+            gwz[i] = 127;
+        long *gwant = malloc(sizeof(long) * (size_t)ny);
+        int32_t *gy = malloc(sizeof(int32_t) * (size_t)ny);
+        naive_conv(gx, gxz, gw, gwz, gN, gC, gH, gW, gM, gG, gKH, gKW, gP, 1, gOH, gOW, gwant);
+        memset(gy, 0x7f, sizeof(int32_t) * (size_t)ny);
+        int64_t gsX[4] = {gN, gC, gH, gW}, gsW[4] = {gM, gC / gG, gKH, gKW};
+        int64_t gsY[4] = {gN, gM, gOH, gOW}, gsm[1] = {gM}, gpads[4] = {gP, gP, gP, gP};
+        cairn_attr_t ga[2] = {cairn_attr_int("group", gG), cairn_attr_ints("pads", gpads, 4)};
+        cairn_tensor_t gin[4] = {T(CAIRN_U8, 4, gsX, gx), T(CAIRN_I8, 4, gsW, gw),
+                                 T(CAIRN_U8, 0, S0, &gxz), T(CAIRN_I8, 1, gsm, gwz)};
+        cairn_tensor_t go = T(CAIRN_I32, 4, gsY, gy);
+        CHECK_OK(run1("ConvInteger", ga, 2, gin, 4, 0x2, &go, NULL, 0));
+        int gbad = 0;
+        for (int i = 0; i < ny; i++)
+            gbad += gy[i] != gwant[i];
+        CHECK_MSG(gbad == 0, "grouped ConvInteger case %d (%d taps a group): %d outputs differ",
+                  cs, (gC / gG) * gKH * gKW, gbad);
+        free(gx), free(gw), free(gwant), free(gy);
+    }
+
     /* QLinearConv on the same data: per-channel w_scale, bias */
     float xs = 0.02f, wsc[M], ys = 0.9f;
     int32_t bias[M];

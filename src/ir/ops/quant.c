@@ -13,11 +13,13 @@
  * needs the values of boxes and scores at plan time (constants, or inputs
  * the runtime specialises the plan on).
  */
+#include "base/alloc.h"
 #include "base/dtype.h"
 #include "ir/op_table.h"
 #include "ir/ops/fused.h"
 #include "kernels/conv/conv.h"
 #include "kernels/quant/quant.h"
+#include "kernels/quant/quant_internal.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -708,6 +710,64 @@ static int convinteger_fast(const ir_node_t *n, const ktensor_t *in, conv_params
     return quant_conv_fast(kp);
 }
 
+/* A grouped ConvInteger (depthwise: MobileNetV2's under quantize_dynamic)
+ * whose groups reduce over at most 258 taps runs as the f32 convolution on
+ * x - xz and w - wz: every product is an integer of at most 255 x 255 in
+ * magnitude and every partial sum of at most 258 of them stays below 2^24,
+ * so the f32 kernel's sums (in any order, with FMA or not) are the exact
+ * integers. Its workspace: x, w and y as f32, then conv_f32's. */
+#define CONVINT_F32_MAX_TAPS 258
+static int convinteger_grouped(const ir_node_t *n, const ktensor_t *in, conv_params_t *kp)
+{
+    ir_shape_t xs, wsh, y;
+    if (n->op != IR_OP_ConvInteger || (in[0].dtype != CAIRN_U8 && in[0].dtype != CAIRN_I8) ||
+        (in[1].dtype != CAIRN_U8 && in[1].dtype != CAIRN_I8))
+        return 0;
+    shape_of(&in[0], &xs);
+    shape_of(&in[1], &wsh);
+    if (q_conv_geom(n, &xs, &wsh, &y, kp) != CAIRN_OK) {
+        base_error_clear();
+        return 0;
+    }
+    int64_t taps = kp->C / kp->group;
+    for (int d = 0; d < CONV_SP; d++)
+        taps *= kp->kernel[d];
+    return kp->group > 1 && taps <= CONVINT_F32_MAX_TAPS;
+}
+
+static size_t convinteger_grouped_ws(const conv_params_t *kp, const ktensor_t *in,
+                                     const ktensor_t *out)
+{
+    return base_round_up((size_t)(kt_numel(&in[0]) + kt_numel(&in[1]) + kt_numel(&out[0])) *
+                             sizeof(float), BASE_ALIGN) +
+           conv_f32_workspace(kp);
+}
+
+static cairn_status_t convinteger_grouped_run(const conv_params_t *kp, const ktensor_t *in,
+                                              int n_in, ktensor_t *out, void *ws,
+                                              const kctx_t *k)
+{
+    const ktensor_t *X = &in[0], *W = &in[1];
+    const int64_t nx = kt_numel(X), nw = kt_numel(W), ny = kt_numel(&out[0]);
+    const int64_t M = W->shape[0], per_m = M ? nw / M : 0;
+    float *xf = ws, *wf = xf + nx, *yf = wf + nw;
+    char *cws = (char *)ws + base_round_up((size_t)(nx + nw + ny) * sizeof(float), BASE_ALIGN);
+    const int32_t xz = kpresent(in, n_in, 2) ? q_load(in[2].data, X->dtype, 0) : 0;
+    const int wzv = kpresent(in, n_in, 3) && kt_numel(&in[3]) > 1;
+    for (int64_t i = 0; i < nx; i++)
+        xf[i] = (float)(q_load(X->data, X->dtype, i) - xz);
+    for (int64_t i = 0; i < nw; i++) {
+        const int32_t wz =
+            kpresent(in, n_in, 3) ? q_load(in[3].data, W->dtype, wzv ? i / per_m : 0) : 0;
+        wf[i] = (float)(q_load(W->data, W->dtype, i) - wz);
+    }
+    BASE_TRY(conv_f32(k, kp, xf, wf, NULL, NULL, yf, cws, conv_f32_workspace(kp)));
+    int32_t *y = out[0].data;
+    for (int64_t i = 0; i < ny; i++)
+        y[i] = (int32_t)yf[i];
+    return CAIRN_OK;
+}
+
 cairn_status_t op_quant_conv_exec(const ir_node_t *n, const ktensor_t *in, int n_in,
                                   ktensor_t *out, int n_out, void *ws, const kctx_t *k)
 {
@@ -733,6 +793,8 @@ cairn_status_t op_quant_conv_exec(const ir_node_t *n, const ktensor_t *in, int n
             qp.wz = in[iwz].data, qp.wz_vec = kt_numel(&in[iwz]) > 1;
         return quant_conv_i32(k, &qp, X->data, W->data, out[0].data);
     }
+    if (convinteger_grouped(n, in, &kp))
+        return convinteger_grouped_run(&kp, in, n_in, out, ws, k);
     double *xd = ws, *wd = xd + nx, *yd = wd + nw;
     float *mult = (float *)(yd + ny);
     quant_axis_t ax = {1, 1, nx};
@@ -1563,6 +1625,8 @@ size_t op_quant_workspace(const ir_node_t *n, const ktensor_t *in, int n_in,
         conv_params_t kp;
         if (convinteger_fast(n, in, &kp))
             return 0;
+        if (convinteger_grouped(n, in, &kp))
+            return convinteger_grouped_ws(&kp, in, out);
         const ktensor_t *W = &in[n->op == IR_OP_QLinearConv ? 3 : 1];
         return (size_t)(kt_numel(&in[0]) + kt_numel(W) + kt_numel(&out[0])) * sizeof(double) +
                (size_t)W->shape[0] * sizeof(float);
