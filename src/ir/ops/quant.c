@@ -715,7 +715,9 @@ static int convinteger_fast(const ir_node_t *n, const ktensor_t *in, conv_params
  * x - xz and w - wz: every product is an integer of at most 255 x 255 in
  * magnitude and every partial sum of at most 258 of them stays below 2^24,
  * so the f32 kernel's sums (in any order, with FMA or not) are the exact
- * integers. Its workspace: x, w and y as f32, then conv_f32's. */
+ * integers. conv_f32 with plain weights only multiplies and adds (its
+ * Winograd form, whose transforms would round, runs on pre-packed weights
+ * alone). Its workspace: x, w and y as f32, then conv_f32's. */
 #define CONVINT_F32_MAX_TAPS 258
 static int convinteger_grouped(const ir_node_t *n, const ktensor_t *in, conv_params_t *kp)
 {
