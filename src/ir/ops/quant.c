@@ -692,25 +692,15 @@ cairn_status_t op_quant_conv_infer(ir_infer_ctx_t *c)
     return CAIRN_OK;
 }
 
-/* ConvInteger of 8-bit operands and group 1 runs on the int8 GEMM
- * (quant_conv_i32: im2col and the exact sums, no workspace); everything
- * else through the double reference */
-static int convinteger_fast(const ir_node_t *n, const ktensor_t *in, conv_params_t *kp)
-{
-    ir_shape_t xs, wsh, y;
-    if (n->op != IR_OP_ConvInteger || (in[0].dtype != CAIRN_U8 && in[0].dtype != CAIRN_I8) ||
-        (in[1].dtype != CAIRN_U8 && in[1].dtype != CAIRN_I8))
-        return 0;
-    shape_of(&in[0], &xs);
-    shape_of(&in[1], &wsh);
-    if (q_conv_geom(n, &xs, &wsh, &y, kp) != CAIRN_OK) {
-        base_error_clear();
-        return 0;
-    }
-    return quant_conv_fast(kp);
-}
+/* How ConvInteger / QLinearConv get their exact int32 sums: 8-bit
+ * operands and group 1 on the int8 GEMM (quant_conv_i32: im2col and the
+ * exact sums, no workspace of its own); grouped ones of at most
+ * CONVINT_F32_MAX_TAPS taps a group as an f32 convolution (below); else
+ * (0) the double reference. QLinearConv requantises the sums afterwards
+ * exactly as the reference does. */
+enum { CONVINT_REF = 0, CONVINT_GEMM = 1, CONVINT_F32 = 2 };
 
-/* A grouped ConvInteger (depthwise: MobileNetV2's under quantize_dynamic)
+/* A grouped convolution (depthwise: MobileNetV2's under quantize_dynamic)
  * whose groups reduce over at most 258 taps runs as the f32 convolution on
  * x - xz and w - wz: every product is an integer of at most 255 x 255 in
  * magnitude and every partial sum of at most 258 of them stays below 2^24,
@@ -719,55 +709,77 @@ static int convinteger_fast(const ir_node_t *n, const ktensor_t *in, conv_params
  * Winograd form, whose transforms would round, runs on pre-packed weights
  * alone). Its workspace: x, w and y as f32, then conv_f32's. */
 #define CONVINT_F32_MAX_TAPS 258
-static int convinteger_grouped(const ir_node_t *n, const ktensor_t *in, conv_params_t *kp)
+
+static int convint_route(const ir_node_t *n, const ktensor_t *in, conv_params_t *kp)
 {
     ir_shape_t xs, wsh, y;
-    if (n->op != IR_OP_ConvInteger || (in[0].dtype != CAIRN_U8 && in[0].dtype != CAIRN_I8) ||
-        (in[1].dtype != CAIRN_U8 && in[1].dtype != CAIRN_I8))
-        return 0;
+    const ktensor_t *W = &in[n->op == IR_OP_QLinearConv ? 3 : 1];
+    if ((in[0].dtype != CAIRN_U8 && in[0].dtype != CAIRN_I8) ||
+        (W->dtype != CAIRN_U8 && W->dtype != CAIRN_I8))
+        return CONVINT_REF;
     shape_of(&in[0], &xs);
-    shape_of(&in[1], &wsh);
+    shape_of(W, &wsh);
     if (q_conv_geom(n, &xs, &wsh, &y, kp) != CAIRN_OK) {
         base_error_clear();
-        return 0;
+        return CONVINT_REF;
     }
+    if (quant_conv_fast(kp))
+        return CONVINT_GEMM;
     int64_t taps = kp->C / kp->group;
     for (int d = 0; d < CONV_SP; d++)
         taps *= kp->kernel[d];
-    return kp->group > 1 && taps <= CONVINT_F32_MAX_TAPS;
+    return kp->group > 1 && taps <= CONVINT_F32_MAX_TAPS ? CONVINT_F32 : CONVINT_REF;
 }
 
-static size_t convinteger_grouped_ws(const conv_params_t *kp, const ktensor_t *in,
-                                     const ktensor_t *out)
+/* workspace of the route's sums (not counting QLinearConv's) */
+static size_t convint_route_ws(int route, const conv_params_t *kp, const ktensor_t *X,
+                               const ktensor_t *W, int64_t ny)
 {
-    return base_round_up((size_t)(kt_numel(&in[0]) + kt_numel(&in[1]) + kt_numel(&out[0])) *
-                             sizeof(float), BASE_ALIGN) +
+    if (route != CONVINT_F32)
+        return 0;
+    return base_round_up((size_t)(kt_numel(X) + kt_numel(W) + ny) * sizeof(float), BASE_ALIGN) +
            conv_f32_workspace(kp);
 }
 
-static cairn_status_t convinteger_grouped_run(const conv_params_t *kp, const ktensor_t *in,
-                                              int n_in, ktensor_t *out, void *ws,
-                                              const kctx_t *k)
+/* the exact sums into acc (ny int32) by the route */
+static cairn_status_t convint_sums(int route, const conv_params_t *kp, const ktensor_t *X,
+                                   const ktensor_t *W, const ktensor_t *xzt,
+                                   const ktensor_t *wzt, int32_t *acc, int64_t ny, void *ws,
+                                   const kctx_t *k)
 {
-    const ktensor_t *X = &in[0], *W = &in[1];
-    const int64_t nx = kt_numel(X), nw = kt_numel(W), ny = kt_numel(&out[0]);
+    if (route == CONVINT_GEMM) {
+        quant_conv_params_t qp;
+        memset(&qp, 0, sizeof qp);
+        qp.g = *kp, qp.xt = X->dtype, qp.wt = W->dtype;
+        qp.xz = xzt ? xzt->data : NULL;
+        qp.wz = wzt ? wzt->data : NULL, qp.wz_vec = wzt && kt_numel(wzt) > 1;
+        return quant_conv_i32(k, &qp, X->data, W->data, acc);
+    }
+    const int64_t nx = kt_numel(X), nw = kt_numel(W);
     const int64_t M = W->shape[0], per_m = M ? nw / M : 0;
     float *xf = ws, *wf = xf + nx, *yf = wf + nw;
     char *cws = (char *)ws + base_round_up((size_t)(nx + nw + ny) * sizeof(float), BASE_ALIGN);
-    const int32_t xz = kpresent(in, n_in, 2) ? q_load(in[2].data, X->dtype, 0) : 0;
-    const int wzv = kpresent(in, n_in, 3) && kt_numel(&in[3]) > 1;
+    const int32_t xz = xzt ? q_load(xzt->data, X->dtype, 0) : 0;
+    const int wzv = wzt && kt_numel(wzt) > 1;
     for (int64_t i = 0; i < nx; i++)
         xf[i] = (float)(q_load(X->data, X->dtype, i) - xz);
     for (int64_t i = 0; i < nw; i++) {
-        const int32_t wz =
-            kpresent(in, n_in, 3) ? q_load(in[3].data, W->dtype, wzv ? i / per_m : 0) : 0;
+        const int32_t wz = wzt ? q_load(wzt->data, W->dtype, wzv ? i / per_m : 0) : 0;
         wf[i] = (float)(q_load(W->data, W->dtype, i) - wz);
     }
     BASE_TRY(conv_f32(k, kp, xf, wf, NULL, NULL, yf, cws, conv_f32_workspace(kp)));
-    int32_t *y = out[0].data;
     for (int64_t i = 0; i < ny; i++)
-        y[i] = (int32_t)yf[i];
+        acc[i] = (int32_t)yf[i];
     return CAIRN_OK;
+}
+
+/* QLinearConv's workspace on a fast route: the int32 sums, them as double
+ * (the reference's requantisation reads doubles), the multipliers */
+static size_t qlconv_fast_ws(int64_t ny, int64_t M)
+{
+    return base_round_up((size_t)ny * sizeof(int32_t), BASE_ALIGN) +
+           base_round_up((size_t)ny * sizeof(double), BASE_ALIGN) +
+           base_round_up((size_t)M * sizeof(float), BASE_ALIGN);
 }
 
 cairn_status_t op_quant_conv_exec(const ir_node_t *n, const ktensor_t *in, int n_in,
@@ -785,27 +797,32 @@ cairn_status_t op_quant_conv_exec(const ir_node_t *n, const ktensor_t *in, int n
     int64_t nx = kt_numel(X), nw = kt_numel(W), ny = kt_numel(&out[0]), M = W->shape[0];
     if (ny == 0)
         return CAIRN_OK;
-    if (convinteger_fast(n, in, &kp)) {
-        quant_conv_params_t qp;
-        memset(&qp, 0, sizeof qp);
-        qp.g = kp, qp.xt = X->dtype, qp.wt = W->dtype;
-        if (kpresent(in, n_in, ixz))
-            qp.xz = in[ixz].data;
-        if (kpresent(in, n_in, iwz))
-            qp.wz = in[iwz].data, qp.wz_vec = kt_numel(&in[iwz]) > 1;
-        return quant_conv_i32(k, &qp, X->data, W->data, out[0].data);
+    const int route = convint_route(n, in, &kp);
+    const ktensor_t *xzt = kpresent(in, n_in, ixz) ? &in[ixz] : NULL;
+    const ktensor_t *wzt = kpresent(in, n_in, iwz) ? &in[iwz] : NULL;
+    double *yd;
+    float *mult;
+    if (route != CONVINT_REF && !ql)
+        return convint_sums(route, &kp, X, W, xzt, wzt, out[0].data, ny, ws, k);
+    if (route != CONVINT_REF) { /* QLinearConv: the sums, then the reference's requantisation */
+        int32_t *acc = ws;
+        yd = (double *)((char *)ws + base_round_up((size_t)ny * sizeof(int32_t), BASE_ALIGN));
+        mult = (float *)((char *)yd + base_round_up((size_t)ny * sizeof(double), BASE_ALIGN));
+        void *sws = (char *)ws + qlconv_fast_ws(ny, M);
+        BASE_TRY(convint_sums(route, &kp, X, W, xzt, wzt, acc, ny, sws, k));
+        for (int64_t i = 0; i < ny; i++)
+            yd[i] = acc[i];
+    } else { /* the reference: x and w widened to double, the double convolution */
+        double *xd = ws, *wd = xd + nx;
+        yd = wd + nw;
+        mult = (float *)(yd + ny);
+        quant_axis_t ax = {1, 1, nx};
+        quant_widen_ref(X->dtype, X->data, xzt ? xzt->data : NULL, 0, xd, &ax);
+        quant_axis_t aw = {1, M, nw / (M ? M : 1)};
+        const int wzv = wzt && kt_numel(wzt) > 1;
+        quant_widen_ref(W->dtype, W->data, wzt ? wzt->data : NULL, wzv, wd, &aw);
+        BASE_TRY(conv_ref(k, CAIRN_F64, &kp, xd, wd, NULL, yd));
     }
-    if (convinteger_grouped(n, in, &kp))
-        return convinteger_grouped_run(&kp, in, n_in, out, ws, k);
-    double *xd = ws, *wd = xd + nx, *yd = wd + nw;
-    float *mult = (float *)(yd + ny);
-    quant_axis_t ax = {1, 1, nx};
-    quant_widen_ref(X->dtype, X->data, kpresent(in, n_in, ixz) ? in[ixz].data : NULL, 0, xd, &ax);
-    quant_axis_t aw = {1, M, nw / (M ? M : 1)};
-    int wzv = kpresent(in, n_in, iwz) && kt_numel(&in[iwz]) > 1;
-    quant_widen_ref(W->dtype, W->data, kpresent(in, n_in, iwz) ? in[iwz].data : NULL, wzv, wd,
-                    &aw);
-    BASE_TRY(conv_ref(k, CAIRN_F64, &kp, xd, wd, NULL, yd));
     quant_axis_t ay = {out[0].shape[0], M, ny / (out[0].shape[0] * M)};
     if (!ql) {
         quant_requant_ref(yd, NULL, NULL, NULL, CAIRN_I32, out[0].data, &ay);
@@ -1625,11 +1642,12 @@ size_t op_quant_workspace(const ir_node_t *n, const ktensor_t *in, int n_in,
     case IR_OP_ConvInteger:
     case IR_OP_QLinearConv: {
         conv_params_t kp;
-        if (convinteger_fast(n, in, &kp))
-            return 0;
-        if (convinteger_grouped(n, in, &kp))
-            return convinteger_grouped_ws(&kp, in, out);
         const ktensor_t *W = &in[n->op == IR_OP_QLinearConv ? 3 : 1];
+        const int route = convint_route(n, in, &kp);
+        if (route != CONVINT_REF)
+            return convint_route_ws(route, &kp, &in[0], W, kt_numel(&out[0])) +
+                   (n->op == IR_OP_QLinearConv ? qlconv_fast_ws(kt_numel(&out[0]), W->shape[0])
+                                               : 0);
         return (size_t)(kt_numel(&in[0]) + kt_numel(W) + kt_numel(&out[0])) * sizeof(double) +
                (size_t)W->shape[0] * sizeof(float);
     }
