@@ -161,13 +161,9 @@ static int fe_classify(const rw_t *r, int ni, fe_info_t *fi)
         opc = EFU_LEAKY, fi->n_data = 1, fi->n_imm = 1;
         fi->imm[0] = ir_attr_f(n, 0); /* alpha */
     } else if (n->op == IR_OP_FusedElementwise) {
-        /* a QuantizeLinear -> DequantizeLinear pair as fuse_qdq leaves it:
-         * one input, the program [qdq(r0)] and its four immediates */
-        size_t nc = 0, nf = 0;
-        const int64_t *code = ir_attr_ints(n, FUSED_ELT_PROGRAM, &nc);
-        const float *imm = ir_attr_floats(n, FUSED_ELT_IMMS, &nf);
-        if (n->n_inputs != 1 || nc != 3 || code[0] != EFU_QDQ || code[1] != 0 || code[2] != 0 ||
-            nf != 4)
+        /* a QuantizeLinear -> DequantizeLinear pair as fuse_qdq leaves it */
+        const float *imm = op_fused_eltwise_qdq(n);
+        if (!imm)
             return 0;
         opc = EFU_QDQ, fi->n_data = 1, fi->n_imm = 4;
         memcpy(fi->imm, imm, sizeof fi->imm);

@@ -267,19 +267,6 @@ static cairn_status_t qdq_pair(rw_t *r, int dq)
     return rw_try_replace(r, dq, IR_OP_FusedElementwise, &x, 1, attrs, 2, grp, 2);
 }
 
-/* Node n is a one-instruction qdq FusedElementwise (as qdq_pair makes it):
- * its four immediates. */
-static const float *qdq_node(const ir_node_t *n)
-{
-    if (n->op != IR_OP_FusedElementwise || n->n_inputs != 1)
-        return NULL;
-    size_t nc = 0, nf = 0;
-    const int64_t *code = ir_attr_ints(n, FUSED_ELT_PROGRAM, &nc);
-    const float *imm = ir_attr_floats(n, FUSED_ELT_IMMS, &nf);
-    return nc == 3 && code[0] == EFU_QDQ && code[1] == 0 && code[2] == 0 && nf == 4 ? imm
-                                                                                    : NULL;
-}
-
 /* ops whose output holds only values of their first input, unchanged */
 static int moves_values(int op)
 {
@@ -292,7 +279,7 @@ static int moves_values(int op)
 static cairn_status_t qdq_redundant(rw_t *r, int d)
 {
     const ir_graph_t *g = r->g;
-    const float *imm = qdq_node(&g->nodes[d]);
+    const float *imm = op_fused_eltwise_qdq(&g->nodes[d]);
     if (!imm || !(fabsf(imm[0]) > 0x1p-100f && fabsf(imm[0]) < 0x1p100f))
         return CAIRN_OK;
     int v = g->nodes[d].inputs[0];
@@ -301,7 +288,7 @@ static cairn_status_t qdq_redundant(rw_t *r, int d)
         if (p < 0)
             return CAIRN_OK;
         const ir_node_t *pn = &g->nodes[p];
-        const float *pi = qdq_node(pn);
+        const float *pi = op_fused_eltwise_qdq(pn);
         if (pi) {
             if (hops == 0 || memcmp(pi, imm, 4 * sizeof *imm))
                 return CAIRN_OK;

@@ -108,6 +108,11 @@ enum {
 /* FusedElementwise attribute slots: "program" (3 ints per instruction:
  * opcode, a, b, as kernels/eltwise/fused.h defines them) and "imms". */
 enum { FUSED_ELT_PROGRAM, FUSED_ELT_IMMS };
+/* n is a FusedElementwise of one input whose program is the single
+ * instruction qdq(r0) (a QuantizeLinear -> DequantizeLinear pair, as
+ * fuse_qdq makes it): its four immediates (scale, zero point, low, high);
+ * else NULL (fused_eltwise.c). */
+const float *op_fused_eltwise_qdq(const struct ir_node *n);
 
 /* The program of a FusedElementwise node, readably ("r2 = mul(r0, r1);
  * r3 = sigmoid(r2)"), for the printer. */

@@ -163,3 +163,13 @@ void op_fused_eltwise_cost(const ir_node_t *n, const ktensor_t *in, int n_in,
     }
     cost->flops = efused_flops_per_element(&p) * (double)kt_numel(&out[0]);
 }
+
+const float *op_fused_eltwise_qdq(const ir_node_t *n)
+{
+    if (n->op != IR_OP_FusedElementwise || n->n_inputs != 1)
+        return NULL;
+    size_t nc = 0, nf = 0;
+    const int64_t *code = ir_attr_ints(n, FUSED_ELT_PROGRAM, &nc);
+    const float *imm = ir_attr_floats(n, FUSED_ELT_IMMS, &nf);
+    return nc == 3 && code[0] == EFU_QDQ && code[1] == 0 && code[2] == 0 && nf == 4 ? imm : NULL;
+}

@@ -413,6 +413,54 @@ cairn_status_t op_quant_mm_exec(const ir_node_t *n, const ktensor_t *in, int n_i
     return CAIRN_OK;
 }
 
+/* The dequantising fused ops' (FusedMatMulInteger, FusedConvInteger)
+ * inputs 2-5: scale (one or n f32 values, n the weights' columns or output
+ * channels: `per` names them), the 8-bit operand's zero point (one value
+ * of input 0's type, named zp0), the weights' (one or n, of their type, or
+ * any 8-bit type when they are packed; zp1), bias (n f32). */
+static cairn_status_t q_dequant_inputs(ir_infer_ctx_t *c, int packed, int64_t n, const char *per,
+                                       const char *zp0, const char *zp1)
+{
+    BASE_TRY(q_vec_ok(&c->in[2].shape, n, "scale", per));
+    if (present(c, 3)) {
+        BASE_TRY(ir_infer_same_dtype(c, 0, 3));
+        BASE_TRY(q_vec_ok(&c->in[3].shape, 1, zp0, "tensor"));
+    }
+    if (present(c, 4)) {
+        if (packed)
+            BASE_TRY(ir_infer_check_dtype(c, 4, q_qtypes));
+        else
+            BASE_TRY(ir_infer_same_dtype(c, 1, 4));
+        BASE_TRY(q_vec_ok(&c->in[4].shape, n, zp1, per));
+    }
+    if (present(c, 5)) {
+        BASE_TRY(ir_infer_check_dtype(c, 5, q_f32));
+        const int64_t nb = ir_shape_numel(&c->in[5].shape);
+        if (nb >= 0 && ir_dim_known(n) && nb != n)
+            return ir_infer_error(c, CAIRN_ERR_SHAPE,
+                                  "bias has %lld elements but needs %lld (one per %s)",
+                                  (long long)nb, (long long)n, per);
+    }
+    return CAIRN_OK;
+}
+
+/* Their residual (input 6): f32 of the output's shape (c->out[0], set). */
+static cairn_status_t q_residual_ok(ir_infer_ctx_t *c)
+{
+    if (!present(c, 6))
+        return CAIRN_OK;
+    char b1[128], b2[128];
+    const ir_type_t *res = &c->in[6];
+    BASE_TRY(ir_infer_check_dtype(c, 6, q_f32));
+    const int known = res->shape.rank >= 0 && ir_shape_is_concrete(&res->shape) &&
+                      ir_shape_is_concrete(&c->out[0].shape);
+    if ((known || !c->partial) && !ir_shape_equal(&res->shape, &c->out[0].shape))
+        return ir_infer_error(c, CAIRN_ERR_SHAPE, "residual %s must have the output's shape %s",
+                              sstr(&res->shape, b1, sizeof b1),
+                              sstr(&c->out[0].shape, b2, sizeof b2));
+    return CAIRN_OK;
+}
+
 /* ====================== FusedMatMulInteger (fuse_gemm) ====================== */
 
 /* FusedMatMulInteger(A, B, scale, [a_zero_point], [b_zero_point], [bias],
@@ -428,7 +476,7 @@ cairn_status_t op_fused_mmint_infer(ir_infer_ctx_t *c)
     BASE_TRY(ir_infer_check_dtype(c, 0, q_qtypes));
     BASE_TRY(ir_infer_check_dtype(c, 2, q_f32));
     const ir_shape_t *a = &c->in[0].shape, *b = &c->in[1].shape;
-    char b1[128], b2[128];
+    char b1[128];
     const int packed = (int)ir_attr_i(c->node, FUSED_MM_PACKED);
     int64_t K, N;
     if (packed) { /* B from quant_pack_b (the prepack pass): K, N in k, n */
@@ -454,26 +502,7 @@ cairn_status_t op_fused_mmint_infer(ir_infer_ctx_t *c)
     if (a->rank == 0)
         return ir_infer_error(c, CAIRN_ERR_SHAPE, "A must have rank >= 1, got a scalar");
     BASE_TRY(op_fused_check_acts(c, FUSED_MM_ACTIVATION, FUSED_MM_POST_ACTIVATION));
-    BASE_TRY(q_vec_ok(&c->in[2].shape, N, "scale", "column of B"));
-    if (present(c, 3)) {
-        BASE_TRY(ir_infer_same_dtype(c, 0, 3));
-        BASE_TRY(q_vec_ok(&c->in[3].shape, 1, "a_zero_point", "tensor"));
-    }
-    if (present(c, 4)) {
-        if (packed)
-            BASE_TRY(ir_infer_check_dtype(c, 4, q_qtypes));
-        else
-            BASE_TRY(ir_infer_same_dtype(c, 1, 4));
-        BASE_TRY(q_vec_ok(&c->in[4].shape, N, "b_zero_point", "column of B"));
-    }
-    if (present(c, 5)) {
-        BASE_TRY(ir_infer_check_dtype(c, 5, q_f32));
-        int64_t nb = ir_shape_numel(&c->in[5].shape);
-        if (nb >= 0 && ir_dim_known(N) && nb != N)
-            return ir_infer_error(c, CAIRN_ERR_SHAPE,
-                                  "bias has %lld elements but N = %lld (one per output column)",
-                                  (long long)nb, (long long)N);
-    }
+    BASE_TRY(q_dequant_inputs(c, packed, N, "column of B", "a_zero_point", "b_zero_point"));
     if (a->rank < 0) {
         ir_infer_unknown(c, 0, CAIRN_F32, -1);
         return CAIRN_OK;
@@ -487,18 +516,7 @@ cairn_status_t op_fused_mmint_infer(ir_infer_ctx_t *c)
     c->out[0].dtype = CAIRN_F32;
     c->out[0].shape = *a;
     c->out[0].shape.d[a->rank - 1] = N;
-    if (present(c, 6)) {
-        const ir_type_t *res = &c->in[6];
-        BASE_TRY(ir_infer_check_dtype(c, 6, q_f32));
-        int known = res->shape.rank >= 0 && ir_shape_is_concrete(&res->shape) &&
-                    ir_shape_is_concrete(&c->out[0].shape);
-        if ((known || !c->partial) && !ir_shape_equal(&res->shape, &c->out[0].shape))
-            return ir_infer_error(c, CAIRN_ERR_SHAPE,
-                                  "residual %s must have the output's shape %s",
-                                  sstr(&res->shape, b1, sizeof b1),
-                                  sstr(&c->out[0].shape, b2, sizeof b2));
-    }
-    return CAIRN_OK;
+    return q_residual_ok(c);
 }
 
 cairn_status_t op_fused_mmint_exec(const ir_node_t *n, const ktensor_t *in, int n_in,
@@ -916,40 +934,10 @@ cairn_status_t op_fused_convint_infer(ir_infer_ctx_t *c)
                                   (long long)c->in[1].shape.d[0], need);
     }
     const int64_t M = wsh.rank >= 1 ? wsh.d[0] : IR_DIM_UNKNOWN;
-    BASE_TRY(q_vec_ok(&c->in[2].shape, M, "scale", "output channel"));
-    if (present(c, 3)) {
-        BASE_TRY(ir_infer_same_dtype(c, 0, 3));
-        BASE_TRY(q_vec_ok(&c->in[3].shape, 1, "x_zero_point", "tensor"));
-    }
-    if (present(c, 4)) {
-        if (packed)
-            BASE_TRY(ir_infer_check_dtype(c, 4, q_qtypes));
-        else
-            BASE_TRY(ir_infer_same_dtype(c, 1, 4));
-        BASE_TRY(q_vec_ok(&c->in[4].shape, M, "w_zero_point", "output channel"));
-    }
-    if (present(c, 5)) {
-        BASE_TRY(ir_infer_check_dtype(c, 5, q_f32));
-        const int64_t nb = ir_shape_numel(&c->in[5].shape);
-        if (nb >= 0 && ir_dim_known(M) && nb != M)
-            return ir_infer_error(c, CAIRN_ERR_SHAPE,
-                                  "bias has %lld elements but W has %lld output channels",
-                                  (long long)nb, (long long)M);
-    }
+    BASE_TRY(q_dequant_inputs(c, packed, M, "output channel", "x_zero_point", "w_zero_point"));
     c->out[0].dtype = CAIRN_F32;
     c->out[0].shape = y;
-    if (present(c, 6)) {
-        char b1[128], b2[128];
-        const ir_type_t *res = &c->in[6];
-        BASE_TRY(ir_infer_check_dtype(c, 6, q_f32));
-        int known = res->shape.rank >= 0 && ir_shape_is_concrete(&res->shape) &&
-                    ir_shape_is_concrete(&y);
-        if ((known || !c->partial) && !ir_shape_equal(&res->shape, &y))
-            return ir_infer_error(c, CAIRN_ERR_SHAPE,
-                                  "residual %s must have the output's shape %s",
-                                  sstr(&res->shape, b1, sizeof b1), sstr(&y, b2, sizeof b2));
-    }
-    return CAIRN_OK;
+    return q_residual_ok(c);
 }
 
 cairn_status_t op_fused_convint_exec(const ir_node_t *n, const ktensor_t *in, int n_in,

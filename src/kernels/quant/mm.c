@@ -290,6 +290,26 @@ typedef struct qmm_packed_header {
 
 static size_t qmm_colsum_bytes(int64_t N) { return base_round_up((size_t)N * 4, BASE_ALIGN); }
 
+/* The packers' arguments: an 8-bit operand (A or B: `which`) of depth K
+ * within quant_matmul_fast and width W >= 1, and an aligned buffer of at
+ * least `need` bytes. */
+static cairn_status_t qmm_pack_args(const char *what, char which, cairn_dtype_t t, int64_t K,
+                                    int64_t W, const void *src, const void *dst, size_t size,
+                                    size_t need)
+{
+    if ((t != CAIRN_U8 && t != CAIRN_I8) || !quant_matmul_fast(K) || W < 1 || !src || !dst)
+        return base_error(CAIRN_ERR_INVALID_ARGUMENT,
+                          "%s: %c must be u8 or i8, K in [1, %d], %s >= 1 (got %s, K=%lld, "
+                          "%s=%lld)", what, which, QMM_MAX_K, which == 'A' ? "M" : "N",
+                          cairn_dtype_name(t), (long long)K, which == 'A' ? "M" : "N",
+                          (long long)W);
+    if (size < need || (uintptr_t)dst % BASE_ALIGN)
+        return base_error(CAIRN_ERR_INVALID_ARGUMENT,
+                          "%s: the buffer (%zu bytes) must hold %zu and be %d-byte aligned", what,
+                          size, need, BASE_ALIGN);
+    return CAIRN_OK;
+}
+
 size_t quant_packed_b_size(int64_t K, int64_t N)
 {
     if (K < 0 || N < 0)
@@ -300,15 +320,8 @@ size_t quant_packed_b_size(int64_t K, int64_t N)
 cairn_status_t quant_pack_b(cairn_dtype_t bt, int64_t K, int64_t N, const void *B, void *dst,
                             size_t size)
 {
-    if ((bt != CAIRN_U8 && bt != CAIRN_I8) || !quant_matmul_fast(K) || N < 1 || !B || !dst)
-        return base_error(CAIRN_ERR_INVALID_ARGUMENT,
-                          "quant_pack_b: B must be u8 or i8, K in [1, %d], N >= 1 (got %s, "
-                          "K=%lld, N=%lld)", QMM_MAX_K, cairn_dtype_name(bt), (long long)K,
-                          (long long)N);
-    if (size < quant_packed_b_size(K, N) || (uintptr_t)dst % BASE_ALIGN)
-        return base_error(CAIRN_ERR_INVALID_ARGUMENT,
-                          "quant_pack_b: the buffer (%zu bytes) must hold %zu and be %d-byte "
-                          "aligned", size, quant_packed_b_size(K, N), BASE_ALIGN);
+    BASE_TRY(qmm_pack_args("quant_pack_b", 'B', bt, K, N, B, dst, size,
+                           quant_packed_b_size(K, N)));
     int8_t *b = (int8_t *)B;
     int slot = -1;
     if (bt == CAIRN_U8) { /* to s8 by its sign bit, as quant_matmul does per call */
@@ -372,15 +385,8 @@ size_t quant_packed_a_size(int64_t M, int64_t K)
 cairn_status_t quant_pack_a(cairn_dtype_t at, int64_t M, int64_t K, const void *A, void *dst,
                             size_t size)
 {
-    if ((at != CAIRN_U8 && at != CAIRN_I8) || !quant_matmul_fast(K) || M < 1 || !A || !dst)
-        return base_error(CAIRN_ERR_INVALID_ARGUMENT,
-                          "quant_pack_a: A must be u8 or i8, K in [1, %d], M >= 1 (got %s, "
-                          "M=%lld, K=%lld)", QMM_MAX_K, cairn_dtype_name(at), (long long)M,
-                          (long long)K);
-    if (size < quant_packed_a_size(M, K) || (uintptr_t)dst % BASE_ALIGN)
-        return base_error(CAIRN_ERR_INVALID_ARGUMENT,
-                          "quant_pack_a: the buffer (%zu bytes) must hold %zu and be %d-byte "
-                          "aligned", size, quant_packed_a_size(M, K), BASE_ALIGN);
+    BASE_TRY(qmm_pack_args("quant_pack_a", 'A', at, K, M, A, dst, size,
+                           quant_packed_a_size(M, K)));
     int slot;
     uint8_t *a = base_scratch_get((size_t)((M + 1) * K), &slot);
     if (!a)
