@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Quantised copies of exported models, as onnxruntime's tools make them.
 
-    build/venv/bin/python models/quantize.py [--static] [--force] DIR NAME...
+    build/venv/bin/python models/quantize.py [--static | --qop] [--force] DIR NAME...
 
 For each DIR/NAME.onnx (models/export.py's output) writes DIR/NAME_int8.onnx with
 onnxruntime.quantization.quantize_dynamic (weights int8, per tensor): every MatMul becomes
@@ -9,7 +9,10 @@ DynamicQuantizeLinear on its activation, MatMulInteger against the int8 weights,
 Mul by the two scales. With --static, writes DIR/NAME_qdq.onnx with quantize_static in the
 QDQ form instead (activations u8, weights int8 per tensor, calibrated by MinMax on four
 random inputs drawn with a fixed seed): QuantizeLinear -> DequantizeLinear around every
-quantised tensor, the weights stored in 8 bits behind a DequantizeLinear. Runs under the
+quantised tensor, the weights stored in 8 bits behind a DequantizeLinear. With --qop, writes
+DIR/NAME_qop.onnx: quantize_static in the QOperator form (the same calibration), 8-bit data
+between QLinearConv / QLinearMatMul and onnxruntime's own com.microsoft ops (QLinearAdd,
+QLinearMul, QLinearSoftmax, QLinearGlobalAveragePool, QGemm). Runs under the
 Python of the build folder's venv (models/venv.sh), which has onnxruntime; existing outputs
 are kept unless --force is given.
 
@@ -62,7 +65,11 @@ def random_reader(path, count=4, seed=0):
 def main(argv):
     force = "--force" in argv
     static = "--static" in argv
-    args = [a for a in argv if a not in ("--force", "--static")]
+    qop = "--qop" in argv
+    args = [a for a in argv if a not in ("--force", "--static", "--qop")]
+    if static and qop:
+        print("models/quantize.py: --static and --qop exclude each other", file=sys.stderr)
+        return 2
     if len(args) < 2:
         print(__doc__.strip(), file=sys.stderr)
         return 2
@@ -76,7 +83,8 @@ def main(argv):
     out_dir = args[0]
     for name in args[1:]:
         src = os.path.join(out_dir, f"{name}.onnx")
-        dst = os.path.join(out_dir, f"{name}_qdq.onnx" if static else f"{name}_int8.onnx")
+        suffix = "qdq" if static else "qop" if qop else "int8"
+        dst = os.path.join(out_dir, f"{name}_{suffix}.onnx")
         if not os.path.exists(src):
             print(f"models/quantize.py: {src} not found (export it first: "
                   f"/usr/bin/python3 models/export.py {out_dir} {name})", file=sys.stderr)
@@ -84,8 +92,9 @@ def main(argv):
         if os.path.exists(dst) and not force:
             print(f"models/quantize.py: {dst} exists (--force to redo)", file=sys.stderr)
             continue
-        if static:
-            quantize_static(src, dst, random_reader(src), quant_format=QuantFormat.QDQ,
+        if static or qop:
+            fmt = QuantFormat.QDQ if static else QuantFormat.QOperator
+            quantize_static(src, dst, random_reader(src), quant_format=fmt,
                             activation_type=QuantType.QUInt8, weight_type=QuantType.QInt8)
         else:
             quantize_dynamic(src, dst, weight_type=QuantType.QInt8)

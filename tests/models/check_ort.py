@@ -48,6 +48,46 @@ def make_inputs(model):
     return feeds
 
 
+def run_cairn(cairn, model_path, work, feeds, threads=1):
+    """Runs `cairn run` on feeds (written as TensorProto files under work); returns the list
+    of outputs, or None after printing why it failed."""
+    in_dir, out_dir = os.path.join(work, "inputs"), os.path.join(work, "outputs")
+    os.makedirs(in_dir, exist_ok=True)
+    os.makedirs(out_dir, exist_ok=True)
+    for d in (in_dir, out_dir):
+        for f in os.listdir(d):
+            os.remove(os.path.join(d, f))
+    for i, (name, v) in enumerate(feeds.items()):
+        with open(os.path.join(in_dir, f"input_{i}.pb"), "wb") as f:
+            f.write(numpy_helper.from_array(v, name).SerializeToString())
+    cmd = [cairn, "run", model_path, "--inputs", in_dir, "--outputs", out_dir, "--iters", "1",
+           "--warmup", "0", "--threads", str(threads)]
+    r = subprocess.run(cmd, capture_output=True, text=True)
+    if r.returncode != 0:
+        print(f"FAIL: {' '.join(cmd)} exited {r.returncode}\n{r.stdout}{r.stderr}")
+        return None
+    outs = []
+    for i in range(len(os.listdir(out_dir))):
+        t = onnx.TensorProto()
+        with open(os.path.join(out_dir, f"output_{i}.pb"), "rb") as f:
+            t.ParseFromString(f.read())
+        outs.append(numpy_helper.to_array(t))
+    return outs
+
+
+def run_ort(model_path, feeds, optimize=True):
+    """onnxruntime on 1 intra-op thread, sequential; all graph optimisations or none.
+    Returns (output names, outputs)."""
+    so = ort.SessionOptions()
+    so.intra_op_num_threads = 1
+    so.inter_op_num_threads = 1
+    so.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
+    if not optimize:
+        so.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
+    sess = ort.InferenceSession(model_path, so, providers=["CPUExecutionProvider"])
+    return [o.name for o in sess.get_outputs()], sess.run(None, feeds)
+
+
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("cairn")
@@ -59,38 +99,18 @@ def main():
 
     model = onnx.load(a.model)
     feeds = make_inputs(model)
-    in_dir, out_dir = os.path.join(a.work, "inputs"), os.path.join(a.work, "outputs")
-    os.makedirs(in_dir, exist_ok=True)
-    os.makedirs(out_dir, exist_ok=True)
-    for f in os.listdir(out_dir):
-        os.remove(os.path.join(out_dir, f))
-    for i, (name, v) in enumerate(feeds.items()):
-        with open(os.path.join(in_dir, f"input_{i}.pb"), "wb") as f:
-            f.write(numpy_helper.from_array(v, name).SerializeToString())
-
-    cmd = [a.cairn, "run", a.model, "--inputs", in_dir, "--outputs", out_dir, "--iters", "1",
-           "--warmup", "0", "--threads", "1"]
-    r = subprocess.run(cmd, capture_output=True, text=True)
-    if r.returncode != 0:
-        print(f"FAIL: {' '.join(cmd)} exited {r.returncode}\n{r.stdout}{r.stderr}")
+    outs = run_cairn(a.cairn, a.model, a.work, feeds)
+    if outs is None:
+        return 1
+    names, want = run_ort(a.model, feeds)
+    if len(outs) != len(want):
+        print(f"FAIL: cairn gave {len(outs)} outputs, onnxruntime {len(want)}")
         return 1
 
-    so = ort.SessionOptions()
-    so.intra_op_num_threads = 1
-    so.inter_op_num_threads = 1
-    so.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
-    sess = ort.InferenceSession(a.model, so, providers=["CPUExecutionProvider"])
-    want = sess.run(None, feeds)
-
     ok = True
-    for i, (o, w) in enumerate(zip(sess.get_outputs(), want)):
-        path = os.path.join(out_dir, f"output_{i}.pb")
-        t = onnx.TensorProto()
-        with open(path, "rb") as f:
-            t.ParseFromString(f.read())
-        got = numpy_helper.to_array(t)
+    for name, got, w in zip(names, outs, want):
         if got.shape != w.shape or got.dtype != w.dtype:
-            print(f"FAIL {o.name}: cairn gave {got.dtype} {list(got.shape)}, onnxruntime "
+            print(f"FAIL {name}: cairn gave {got.dtype} {list(got.shape)}, onnxruntime "
                   f"{w.dtype} {list(w.shape)}")
             ok = False
             continue
@@ -103,7 +123,7 @@ def main():
         scale = float(np.max(np.abs(w64))) if w.size else 0.0
         worst = (f"worst at {list(map(int, k))}: cairn {g64[k]:.9g} ort {w64[k]:.9g} "
                  f"(|diff| {err[k]:.3g}, bound {bound[k]:.3g})") if w.size else "empty"
-        print(f"{'FAIL' if bad.any() else 'ok  '} {o.name} {list(w.shape)}: "
+        print(f"{'FAIL' if bad.any() else 'ok  '} {name} {list(w.shape)}: "
               f"{int(bad.sum())} of {w.size} outside atol {a.atol:g} + rtol {a.rtol:g}; "
               f"max |ort| {scale:.3g}; {worst}")
         ok = ok and not bad.any()

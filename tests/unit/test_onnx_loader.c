@@ -5,6 +5,9 @@
  * the test; malformed ones (garbage, truncation, negative dims, short raw
  * data, missing and duplicated names, cycles, unknown domains, missing ops,
  * external paths leaving the folder) must fail with a clear message.
+ * onnxruntime's quantised com.microsoft ops are checked against their
+ * formulas (QLinearAdd bit for bit, QGemm), and the ones cairn lacks or
+ * cannot take named.
  */
 #define _XOPEN_SOURCE 700
 #include "check.h"
@@ -585,6 +588,159 @@ static void test_malformed(void)
     CHECK(g == NULL);
 }
 
+/* ---- onnxruntime's quantised contrib ops (domain com.microsoft) ---- */
+
+/* a node of n inputs ("" omits one) in domain com.microsoft */
+static Onnx__NodeProto *ms_node(const char *op, const char *name, const char *const *ins, int n,
+                                const char *out)
+{
+    Onnx__NodeProto *nd = node(op, name, NULL, NULL, out);
+    nd->domain = S("com.microsoft");
+    nd->input = A((size_t)n * sizeof(char *));
+    for (int i = 0; i < n; i++)
+        nd->input[nd->n_input++] = S(ins[i]);
+    return nd;
+}
+
+/* an initializer of any element type from raw bytes */
+static void init_raw(const char *name, int dtype, int rank, const int64_t *dims, const void *v,
+                     size_t bytes)
+{
+    Onnx__TensorProto *t = tensor_f32(name, rank, dims, NULL, 0);
+    t->data_type = dtype;
+    t->has_raw_data = 1;
+    t->raw_data.len = bytes;
+    t->raw_data.data = A(bytes);
+    memcpy(t->raw_data.data, v, bytes);
+    initializer(t);
+}
+
+static void init_f32(const char *name, float v) { init_raw(name, CAIRN_F32, 0, NULL, &v, 4); }
+
+static float rne(float v) { return nearbyintf(v); }
+
+static void test_contrib(void)
+{
+    cairn_graph_t *g = NULL;
+    cairn_session_t *ss = NULL;
+    int64_t d6[1] = {6};
+
+    /* QLinearAdd of int8 tensors without C's zero point: the output is
+     * int8 too, q = saturate(round(((a - za) sa + (b - zb) sb) / sc)), the
+     * formula in f32 operations, bit for bit */
+    const int8_t a[6] = {-128, -3, 0, 7, 100, 127}, b[6] = {127, 5, -1, -60, 100, -128};
+    const int8_t za = 3, zb = -2;
+    const float sa = 0.05f, sb = 0.031f, sc = 0.07f;
+    model_new(13);
+    const char *ins[7] = {"a", "sa", "za", "b", "sb", "zb", "sc"};
+    ms_node("QLinearAdd", "qadd", ins, 7, "y");
+    G->input[G->n_input++] = vinfo("a", CAIRN_I8, 1, d6, NULL);
+    init_f32("sa", sa), init_f32("sb", sb), init_f32("sc", sc);
+    init_raw("za", CAIRN_I8, 0, NULL, &za, 1), init_raw("zb", CAIRN_I8, 0, NULL, &zb, 1);
+    init_raw("b", CAIRN_I8, 1, d6, b, 6);
+    output("y");
+    CHECK_OK(load(&g));
+    if (g) {
+        CHECK_OK(cairn_session_create(g, NULL, &ss));
+        cairn_tensor_t in = {CAIRN_I8, 1, {6}, (void *)a}, out = {0};
+        if (ss && cairn_session_run(ss, &in, 1, &out, 1) == CAIRN_OK) {
+            CHECK(out.dtype == CAIRN_I8 && cairn_tensor_numel(&out) == 6);
+            for (int i = 0; i < 6 && out.dtype == CAIRN_I8; i++) {
+                float v = rne(((float)(a[i] - za) * sa + (float)(b[i] - zb) * sb) / sc);
+                v = v < -128 ? -128 : v > 127 ? 127 : v;
+                CHECK(((const int8_t *)out.data)[i] == (int8_t)v);
+            }
+        } else {
+            CHECK(0);
+        }
+        cairn_session_destroy(ss), ss = NULL;
+        cairn_graph_destroy(g), g = NULL;
+    }
+
+    /* QGemm with Bᵀ, per-column scales and zero points, an int32 C and
+     * alpha, no y_scale: float Y = alpha sa sb[n] (sum (a - za)(b - zb) + C[n]) */
+    const uint8_t qa[2 * 3] = {0, 17, 255, 128, 3, 90}, qza = 128;
+    const int8_t qb[4 * 3] = {1, -2, 3, -128, 127, 0, 5, 5, 5, -7, 0, 9}, qzb[4] = {0, 1, -1, 2};
+    const float qsa = 0.02f, qsb[4] = {0.1f, 0.05f, 0.2f, 0.01f}, alpha = 0.5f;
+    const int32_t qc[4] = {100, -2000, 0, 77};
+    int64_t d23[2] = {2, 3}, d43[2] = {4, 3}, d4[1] = {4};
+    model_new(13);
+    const char *gins[7] = {"A", "sa", "za", "B", "sb", "zb", "C"};
+    Onnx__NodeProto *qg = ms_node("QGemm", "qgemm", gins, 7, "Y");
+    attr_int(qg, "transB", 1);
+    Onnx__AttributeProto *al = attr(qg, "alpha", ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__FLOAT);
+    al->has_f = 1, al->f = alpha;
+    G->input[G->n_input++] = vinfo("A", CAIRN_U8, 2, d23, NULL);
+    init_f32("sa", qsa);
+    init_raw("za", CAIRN_U8, 0, NULL, &qza, 1);
+    init_raw("B", CAIRN_I8, 2, d43, qb, sizeof qb);
+    init_raw("sb", CAIRN_F32, 1, d4, qsb, sizeof qsb);
+    init_raw("zb", CAIRN_I8, 1, d4, qzb, sizeof qzb);
+    init_raw("C", CAIRN_I32, 1, d4, qc, sizeof qc);
+    output("Y");
+    CHECK_OK(load(&g));
+    if (g) {
+        CHECK_OK(cairn_session_create(g, NULL, &ss));
+        cairn_tensor_t in = {CAIRN_U8, 2, {2, 3}, (void *)qa}, out = {0};
+        if (ss && cairn_session_run(ss, &in, 1, &out, 1) == CAIRN_OK) {
+            CHECK(out.dtype == CAIRN_F32 && out.rank == 2 && out.shape[0] == 2 &&
+                  out.shape[1] == 4);
+            for (int m = 0; m < 2 && out.dtype == CAIRN_F32; m++)
+                for (int n = 0; n < 4; n++) {
+                    double acc = qc[n];
+                    for (int k = 0; k < 3; k++)
+                        acc += (double)(qa[m * 3 + k] - qza) * (qb[n * 3 + k] - qzb[n]);
+                    double want = alpha * (double)qsa * qsb[n] * acc;
+                    double got = ((const float *)out.data)[m * 4 + n];
+                    CHECK(fabs(got - want) <= 1e-5 * (1 + fabs(want)));
+                }
+        } else {
+            CHECK(0);
+        }
+        cairn_session_destroy(ss), ss = NULL;
+        cairn_graph_destroy(g), g = NULL;
+    }
+
+    /* what cairn does not run, or cannot, is named */
+    model_new(13);
+    const char *qi[3] = {"x", "x", "x"};
+    ms_node("QAttention", "qatt", qi, 3, "y");
+    G->input[G->n_input++] = vinfo("x", CAIRN_U8, 1, d6, NULL);
+    output("y");
+    CHECK_FAILS(load(&g), CAIRN_ERR_UNSUPPORTED, "QAttention (domain 'com.microsoft')");
+    CHECK(strstr(cairn_last_error(), "QLinearAdd") && strstr(cairn_last_error(), "'qatt'"));
+
+    model_new(13); /* too few inputs */
+    ms_node("QLinearAdd", "short", ins, 5, "y");
+    G->input[G->n_input++] = vinfo("a", CAIRN_U8, 1, d6, NULL);
+    init_f32("sa", sa), init_f32("sb", sb);
+    init_raw("za", CAIRN_U8, 0, NULL, &za, 1);
+    init_raw("b", CAIRN_U8, 1, d6, b, 6);
+    output("y");
+    CHECK_FAILS(load(&g), CAIRN_ERR_GRAPH, "node 'short' (com.microsoft QLinearAdd): needs at "
+                                           "least 7 inputs");
+
+    model_new(13); /* float data */
+    const char *fins[5] = {"x", "s", "", "s", ""};
+    ms_node("QLinearSigmoid", "fsig", fins, 5, "y");
+    input("x", 1, d6, NULL);
+    init_f32("s", 0.1f);
+    output("y");
+    CHECK_FAILS(load(&g), CAIRN_ERR_DTYPE, "input 0 must be uint8 or int8, not f32");
+
+    model_new(13); /* y_scale without y_zero_point */
+    const char *yins[8] = {"A", "sa", "za", "B", "sb", "zb", "", "sa"};
+    ms_node("QGemm", "noyz", yins, 8, "Y");
+    G->input[G->n_input++] = vinfo("A", CAIRN_U8, 2, d23, NULL);
+    init_f32("sa", qsa);
+    init_raw("za", CAIRN_U8, 0, NULL, &qza, 1);
+    init_raw("B", CAIRN_I8, 2, d43, qb, sizeof qb);
+    init_raw("sb", CAIRN_F32, 1, d4, qsb, sizeof qsb);
+    init_raw("zb", CAIRN_I8, 1, d4, qzb, sizeof qzb);
+    output("Y");
+    CHECK_FAILS(load(&g), CAIRN_ERR_UNSUPPORTED, "y_scale without y_zero_point");
+}
+
 int main(void)
 {
     snprintf(tmpdir, sizeof tmpdir, "/tmp/cairn_onnx_XXXXXX");
@@ -597,6 +753,7 @@ int main(void)
     test_old_opsets();
     test_external();
     test_malformed();
+    test_contrib();
     rmdir(tmpdir);
     return check_finish("test_onnx_loader");
 }

@@ -848,6 +848,245 @@ static int is_legacy_binary(const char *op)
     return 0;
 }
 
+/* ---- onnxruntime's quantised contrib ops (domain com.microsoft) --------
+ *
+ * onnxruntime's quantize_static in the QOperator format writes, beside the
+ * default domain's QLinearConv and QLinearMatMul, ops of its own domain for
+ * the rest of a network: QLinearAdd for residual sums, QLinearGlobalAveragePool,
+ * QGemm for a classifier, QLinearMul and QLinearSoftmax in transformers. Each
+ * is defined as "dequantise the 8-bit inputs, run the float op, quantise the
+ * result" (x = (q - zero_point) * scale, q = saturate(round(y / scale) +
+ * zero_point), ties to even), and that is how they are written here: in
+ * DequantizeLinear, the float op and QuantizeLinear, the shape of the QDQ
+ * form, which fuse_qdq and fuse_eltwise then fuse (an 8-bit elementwise op
+ * becomes one pass over 8-bit data, a GEMM of two dequantised operands the
+ * int8 GEMM). onnxruntime's own kernels fold the scales into one multiplier
+ * ((a - za) * (sa / sc) ...), so the two may differ by one step of the output
+ * grid where a value falls near a rounding boundary. */
+
+static const char *const contrib_ops[] = {
+    "QLinearAdd",     "QLinearMul",       "QLinearSigmoid", "QLinearLeakyRelu",
+    "QLinearConcat",  "QLinearSoftmax",   "QGemm",          "QLinearGlobalAveragePool",
+    "QLinearAveragePool"};
+
+#define CONTRIB_OPS_TEXT                                                                  \
+    "QLinearAdd, QLinearMul, QLinearSigmoid, QLinearLeakyRelu, QLinearConcat, "          \
+    "QLinearSoftmax, QGemm, QLinearGlobalAveragePool and QLinearAveragePool"
+
+static int is_ms_domain(const char *dom) { return dom && !strcmp(dom, "com.microsoft"); }
+
+static int contrib_supported(const char *op)
+{
+    for (size_t i = 0; i < sizeof contrib_ops / sizeof contrib_ops[0]; i++)
+        if (!strcmp(op, contrib_ops[i]))
+            return 1;
+    return 0;
+}
+
+/* input i of the node, or -1 where it is omitted */
+static int ct_in(const ld_io_t *io, int i) { return i < io->n_in ? io->in[i] : -1; }
+
+/* the inputs the op cannot do without are present, and the 8-bit data
+ * inputs are 8-bit */
+static cairn_status_t ct_need(ld_t *L, const ld_io_t *io, int min_in, const int *req, int n_req,
+                              const int *q8, int n_q8)
+{
+    if (io->n_in < min_in || io->n_out != 1)
+        return base_error(CAIRN_ERR_GRAPH, "node '%s' (com.microsoft %s): needs at least %d "
+                          "inputs and 1 output (has %d and %d)", L->node_name, L->op_type,
+                          min_in, io->n_in, io->n_out);
+    for (int k = 0; k < n_req; k++)
+        if (ct_in(io, req[k]) < 0)
+            return base_error(CAIRN_ERR_GRAPH, "node '%s' (com.microsoft %s): input %d is "
+                              "required", L->node_name, L->op_type, req[k]);
+    for (int k = 0; k < n_q8; k++) {
+        cairn_dtype_t dt = ld_type(L, io->in[q8[k]])->dtype;
+        if (dt != CAIRN_U8 && dt != CAIRN_I8)
+            return base_error(CAIRN_ERR_DTYPE, "node '%s' (com.microsoft %s): input %d must be "
+                              "uint8 or int8, not %s", L->node_name, L->op_type, q8[k],
+                              cairn_dtype_name(dt));
+    }
+    return CAIRN_OK;
+}
+
+/* DequantizeLinear(x, scale[, zero_point]); axis: of a 1-D scale, or NULL
+ * for DequantizeLinear's default */
+static cairn_status_t ct_dq(ld_t *L, int x, int scale, int zp, const cairn_attr_t *axis, int *out)
+{
+    int in[3] = {x, scale, zp};
+    return ld_node(L, "DequantizeLinear", in, zp >= 0 ? 3 : 2, axis, axis ? 1 : 0, out, 1, NULL);
+}
+
+/* QuantizeLinear(y, scale, zero_point) into the node's output; an omitted
+ * zero point is 0 of type dt (the op's 8-bit type, which QuantizeLinear
+ * takes from its zero point) */
+static cairn_status_t ct_q(ld_t *L, ld_io_t *io, int y, int scale, int zp, cairn_dtype_t dt)
+{
+    if (zp < 0)
+        BASE_TRY(ld_const_scalar(L, dt, 0.0, &zp));
+    int in[3] = {y, scale, zp};
+    return ld_node(L, "QuantizeLinear", in, 3, NULL, 0, io->outs, 1, io->out_names);
+}
+
+/* NCHW <-> NHWC for the channels_last forms: perm of rank r moving the last
+ * axis to 1 (to_first) or axis 1 to the end */
+static cairn_status_t ct_transpose(ld_t *L, int x, int to_first, int *out)
+{
+    int r = ld_type(L, x)->shape.rank;
+    if (r < 3)
+        return base_error(CAIRN_ERR_SHAPE, "node '%s' (com.microsoft %s): channels_last needs "
+                          "an input of known rank 3 or more", L->node_name, L->op_type);
+    int64_t perm[CAIRN_MAX_RANK];
+    perm[0] = 0;
+    for (int i = 1; i < r; i++)
+        perm[i] = to_first ? (i == 1 ? r - 1 : i - 1) : (i == r - 1 ? 1 : i + 1);
+    cairn_attr_t a = cairn_attr_ints("perm", perm, (size_t)r);
+    return ld_node(L, "Transpose", &x, 1, &a, 1, out, 1, NULL);
+}
+
+static cairn_status_t map_contrib(ld_t *L, const char *op, ld_io_t *io, ld_attrs_t *A)
+{
+    int t1, t2, y;
+    if (!strcmp(op, "QLinearAdd") || !strcmp(op, "QLinearMul")) {
+        /* A, A_scale, A_zero_point?, B, B_scale, B_zero_point?, C_scale, C_zero_point? */
+        static const int req[] = {0, 1, 3, 4, 6}, q8[] = {0, 3};
+        BASE_TRY(ct_need(L, io, 7, req, 5, q8, 2));
+        BASE_TRY(ct_dq(L, io->in[0], io->in[1], ct_in(io, 2), NULL, &t1));
+        BASE_TRY(ct_dq(L, io->in[3], io->in[4], ct_in(io, 5), NULL, &t2));
+        int in[2] = {t1, t2};
+        BASE_TRY(ld_node(L, op[7] == 'A' ? "Add" : "Mul", in, 2, NULL, 0, &y, 1, NULL));
+        return ct_q(L, io, y, io->in[6], ct_in(io, 7), ld_type(L, io->in[0])->dtype);
+    }
+    if (!strcmp(op, "QLinearSigmoid") || !strcmp(op, "QLinearLeakyRelu") ||
+        !strcmp(op, "QLinearSoftmax") || !strcmp(op, "QLinearGlobalAveragePool") ||
+        !strcmp(op, "QLinearAveragePool")) {
+        /* X, X_scale, X_zero_point?, Y_scale, Y_zero_point? */
+        static const int req[] = {0, 1, 3}, q8[] = {0};
+        BASE_TRY(ct_need(L, io, 4, req, 3, q8, 1));
+        const cairn_dtype_t dt = ld_type(L, io->in[0])->dtype;
+        BASE_TRY(ct_dq(L, io->in[0], io->in[1], ct_in(io, 2), NULL, &t1));
+        const int last = attrs_i(A, "channels_last", 0) != 0;
+        attrs_remove(A, "channels_last");
+        if (!strcmp(op, "QLinearSigmoid")) {
+            BASE_TRY(ld_node(L, "Sigmoid", &t1, 1, NULL, 0, &y, 1, NULL));
+        } else if (!strcmp(op, "QLinearLeakyRelu")) {
+            cairn_attr_t a = cairn_attr_float("alpha", (float)attrs_f(A, "alpha", 0.01));
+            BASE_TRY(ld_node(L, "LeakyRelu", &t1, 1, &a, 1, &y, 1, NULL));
+        } else if (!strcmp(op, "QLinearSoftmax")) {
+            /* `opset`: the Softmax whose semantics it follows (before 13
+             * the input is coerced to 2-D at axis) */
+            if (attrs_find(A, "opset") < 0)
+                return base_error(CAIRN_ERR_GRAPH, "node '%s' (com.microsoft QLinearSoftmax): "
+                                  "the 'opset' attribute is required", L->node_name);
+            const int64_t ver = attrs_i(A, "opset", 13), axis = attrs_i(A, "axis", -1);
+            ld_io_t s;
+            ld_attrs_t sa;
+            memset(&s, 0, sizeof s);
+            memset(&sa, 0, sizeof sa);
+            s.in[0] = t1, s.n_in = 1, s.n_out = 1;
+            BASE_TRY(attrs_set_int(&sa, "axis", axis));
+            if (ver < 13) {
+                BASE_TRY(map_legacy_softmax(L, "Softmax", &s, &sa));
+            } else {
+                BASE_TRY(map_generic(L, "Softmax", &s, &sa));
+            }
+            y = s.outs[0];
+        } else if (!strcmp(op, "QLinearGlobalAveragePool")) {
+            if (last) { /* NHWC: the mean over the spatial axes, kept */
+                int r = ld_type(L, t1)->shape.rank, axes;
+                if (r < 3)
+                    return base_error(CAIRN_ERR_SHAPE, "node '%s' (com.microsoft %s): needs "
+                                      "an input of known rank 3 or more", L->node_name, op);
+                int64_t ax[CAIRN_MAX_RANK];
+                for (int i = 1; i < r - 1; i++)
+                    ax[i - 1] = i;
+                BASE_TRY(ld_const_i64(L, ax, r - 2, &axes));
+                int in[2] = {t1, axes};
+                cairn_attr_t k = cairn_attr_int("keepdims", 1);
+                BASE_TRY(ld_node(L, "ReduceMean", in, 2, &k, 1, &y, 1, NULL));
+            } else {
+                BASE_TRY(ld_node(L, "GlobalAveragePool", &t1, 1, NULL, 0, &y, 1, NULL));
+            }
+        } else { /* QLinearAveragePool: AveragePool's attributes */
+            if (last)
+                BASE_TRY(ct_transpose(L, t1, 1, &t1));
+            BASE_TRY(ld_node(L, "AveragePool", &t1, 1, A->a, A->n, &y, 1, NULL));
+            if (last)
+                BASE_TRY(ct_transpose(L, y, 0, &y));
+        }
+        return ct_q(L, io, y, io->in[3], ct_in(io, 4), dt);
+    }
+    if (!strcmp(op, "QLinearConcat")) {
+        /* Y_scale, Y_zero_point, then (X, X_scale, X_zero_point) per input */
+        if (io->n_in < 5 || (io->n_in - 2) % 3 || io->n_out != 1 || io->in[0] < 0 ||
+            io->in[1] < 0)
+            return base_error(CAIRN_ERR_GRAPH, "node '%s' (com.microsoft QLinearConcat): needs "
+                              "Y_scale, Y_zero_point and a (tensor, scale, zero point) triple "
+                              "per input (has %d inputs)", L->node_name, io->n_in);
+        int n = (io->n_in - 2) / 3, parts[LD_MAX_IO];
+        for (int k = 0; k < n; k++) {
+            int x = io->in[2 + 3 * k], s = io->in[3 + 3 * k], z = io->in[4 + 3 * k];
+            if (x < 0 || s < 0)
+                return base_error(CAIRN_ERR_GRAPH, "node '%s' (com.microsoft QLinearConcat): "
+                                  "input %d lacks its tensor or scale", L->node_name, k);
+            BASE_TRY(ct_dq(L, x, s, z, NULL, &parts[k]));
+        }
+        cairn_attr_t a = cairn_attr_int("axis", attrs_i(A, "axis", 0));
+        BASE_TRY(ld_node(L, "Concat", parts, n, &a, 1, &y, 1, NULL));
+        /* the output's type is Y_zero_point's */
+        return ct_q(L, io, y, io->in[0], io->in[1], CAIRN_U8);
+    }
+    if (!strcmp(op, "QGemm")) {
+        /* A, a_scale, a_zero_point, B, b_scale, b_zero_point, C?, y_scale?,
+         * y_zero_point?; Y = alpha (A - za)(B - zb) sa sb + alpha C sa sb
+         * (C int32 on the product's grid, as onnxruntime adds it to the sums
+         * before scaling), quantised when y_scale is given, else float */
+        static const int req[] = {0, 1, 3, 4}, q8[] = {0, 3};
+        BASE_TRY(ct_need(L, io, 6, req, 4, q8, 2));
+        const double alpha = attrs_f(A, "alpha", 1.0);
+        const int64_t ta = attrs_i(A, "transA", 0), tb = attrs_i(A, "transB", 0);
+        const int c = ct_in(io, 6), ys = ct_in(io, 7), yz = ct_in(io, 8);
+        if (ys >= 0 && yz < 0)
+            return base_error(CAIRN_ERR_UNSUPPORTED, "node '%s' (com.microsoft QGemm): y_scale "
+                              "without y_zero_point is not supported", L->node_name);
+        if (ys < 0 && yz >= 0)
+            return base_error(CAIRN_ERR_GRAPH, "node '%s' (com.microsoft QGemm): y_zero_point "
+                              "without y_scale", L->node_name);
+        BASE_TRY(ct_dq(L, io->in[0], io->in[1], ct_in(io, 2), NULL, &t1));
+        /* a per-column b_scale runs along B's columns: axis 1 of B, 0 of Bᵀ */
+        const cairn_attr_t bax = cairn_attr_int("axis", tb ? 0 : 1);
+        BASE_TRY(ct_dq(L, io->in[3], io->in[4], ct_in(io, 5), &bax, &t2));
+        int in[3] = {t1, t2, -1}, n_in = 2;
+        if (c >= 0) {
+            if (ld_type(L, c)->dtype != CAIRN_I32)
+                return base_error(CAIRN_ERR_DTYPE, "node '%s' (com.microsoft QGemm): C must be "
+                                  "int32, not %s", L->node_name,
+                                  cairn_dtype_name(ld_type(L, c)->dtype));
+            int cf, ss, al, sc;
+            cairn_attr_t to = cairn_attr_int("to", CAIRN_F32);
+            BASE_TRY(ld_node(L, "Cast", &c, 1, &to, 1, &cf, 1, NULL));
+            int sin[2] = {io->in[1], io->in[4]};
+            BASE_TRY(ld_node(L, "Mul", sin, 2, NULL, 0, &ss, 1, NULL));
+            if (alpha != 1.0) {
+                BASE_TRY(ld_const_scalar(L, CAIRN_F32, alpha, &al));
+                int ain[2] = {ss, al};
+                BASE_TRY(ld_node(L, "Mul", ain, 2, NULL, 0, &ss, 1, NULL));
+            }
+            int cin[2] = {cf, ss};
+            BASE_TRY(ld_node(L, "Mul", cin, 2, NULL, 0, &sc, 1, NULL));
+            in[2] = sc, n_in = 3;
+        }
+        cairn_attr_t ga[3] = {cairn_attr_float("alpha", (float)alpha),
+                              cairn_attr_int("transA", ta), cairn_attr_int("transB", tb)};
+        if (ys < 0)
+            return ld_node(L, "Gemm", in, n_in, ga, 3, io->outs, 1, io->out_names);
+        BASE_TRY(ld_node(L, "Gemm", in, n_in, ga, 3, &y, 1, NULL));
+        return ct_q(L, io, y, ys, yz, CAIRN_U8);
+    }
+    return base_error(CAIRN_ERR_UNSUPPORTED, "node '%s': com.microsoft %s is not supported",
+                      L->node_name, op);
+}
+
 /* Why cairn cannot run (op, opset), or NULL if it can (as far as the op
  * name and version tell; attributes are checked when the node is built). */
 static const char *op_support(const char *op, int64_t v)
@@ -921,7 +1160,9 @@ static cairn_status_t map_node(ld_t *L, const Onnx__NodeProto *nd)
         goto done;
     attrs_remove(A, "consumed_inputs"); /* a legacy in-place hint */
 
-    if (!strcmp(op, "Constant"))
+    if (is_ms_domain(nd->domain))
+        s = map_contrib(L, op, &io, A);
+    else if (!strcmp(op, "Constant"))
         s = map_constant(L, &io, A);
     else if (!strcmp(op, "Dropout"))
         s = map_dropout(L, &io, A);
@@ -1133,6 +1374,8 @@ static int sup_collect(const ld_t *L, const Onnx__GraphProto **chain, int depth,
         char gen[600];
         snprintf(gen, sizeof gen, "%.500s_%zu", nd->op_type, i);
         const char *name = str_or(nd->name, gen);
+        if (is_ms_domain(dom) && contrib_supported(nd->op_type))
+            continue;
         if (dom[0] && strcmp(dom, "ai.onnx")) {
             if (!sup_add(S, nd->op_type, dom, NULL, prefix, name))
                 return 0;
@@ -1205,9 +1448,12 @@ static cairn_status_t check_support(ld_t *L, const Onnx__GraphProto *gp)
             continue;
         const sup_item_t *it = &S.v[i];
         n_missing++;
-        if (!it->why)
-            APPEND("\n  %s (domain '%s'): cairn supports only the default ONNX domain; nodes:",
-                   it->op, it->dom);
+        if (!it->why && is_ms_domain(it->dom))
+            APPEND("\n  %s (domain 'com.microsoft'): of onnxruntime's own ops cairn runs only "
+                   "the quantised " CONTRIB_OPS_TEXT "; nodes:", it->op);
+        else if (!it->why)
+            APPEND("\n  %s (domain '%s'): cairn supports only the default ONNX domain and "
+                   "onnxruntime's quantised ops; nodes:", it->op, it->dom);
         else
             APPEND("\n  %s-%lld (%s); nodes:", it->op, (long long)L->opset, it->why);
         int shown = 0;

@@ -791,12 +791,11 @@ static cairn_status_t convint_sums(int route, const conv_params_t *kp, const kte
     return CAIRN_OK;
 }
 
-/* QLinearConv's workspace on a fast route: the int32 sums, them as double
- * (the reference's requantisation reads doubles), the multipliers */
+/* QLinearConv's workspace on a fast route: the int32 sums and the
+ * multipliers */
 static size_t qlconv_fast_ws(int64_t ny, int64_t M)
 {
     return base_round_up((size_t)ny * sizeof(int32_t), BASE_ALIGN) +
-           base_round_up((size_t)ny * sizeof(double), BASE_ALIGN) +
            base_round_up((size_t)M * sizeof(float), BASE_ALIGN);
 }
 
@@ -822,14 +821,13 @@ cairn_status_t op_quant_conv_exec(const ir_node_t *n, const ktensor_t *in, int n
     float *mult;
     if (route != CONVINT_REF && !ql)
         return convint_sums(route, &kp, X, W, xzt, wzt, out[0].data, ny, ws, k);
+    int32_t *acc = NULL;
     if (route != CONVINT_REF) { /* QLinearConv: the sums, then the reference's requantisation */
-        int32_t *acc = ws;
-        yd = (double *)((char *)ws + base_round_up((size_t)ny * sizeof(int32_t), BASE_ALIGN));
-        mult = (float *)((char *)yd + base_round_up((size_t)ny * sizeof(double), BASE_ALIGN));
+        acc = ws;
+        yd = NULL;
+        mult = (float *)((char *)ws + base_round_up((size_t)ny * sizeof(int32_t), BASE_ALIGN));
         void *sws = (char *)ws + qlconv_fast_ws(ny, M);
         BASE_TRY(convint_sums(route, &kp, X, W, xzt, wzt, acc, ny, sws, k));
-        for (int64_t i = 0; i < ny; i++)
-            yd[i] = acc[i];
     } else { /* the reference: x and w widened to double, the double convolution */
         double *xd = ws, *wd = xd + nx;
         yd = wd + nw;
@@ -851,8 +849,11 @@ cairn_status_t op_quant_conv_exec(const ir_node_t *n, const ktensor_t *in, int n
     int wsv = kt_numel(&in[4]) > 1;
     for (int64_t m = 0; m < M; m++)
         mult[m] = xs_ * wsc[wsv ? m : 0] / ys_; /* formed in f32 like the spec's numpy */
-    quant_requant_ref(yd, kpresent(in, n_in, 8) ? in[8].data : NULL, mult, in[7].data,
-                      out[0].dtype, out[0].data, &ay);
+    const int32_t *bias = kpresent(in, n_in, 8) ? in[8].data : NULL;
+    if (acc) /* the same arithmetic in vector loops on the pool */
+        quant_requantize(k, acc, bias, mult, in[7].data, out[0].dtype, out[0].data, &ay);
+    else
+        quant_requant_ref(yd, bias, mult, in[7].data, out[0].dtype, out[0].data, &ay);
     return CAIRN_OK;
 }
 

@@ -81,13 +81,32 @@ static void dequantize_run(cairn_dtype_t xt, const void *x, int64_t n, int32_t z
     }
 }
 
+/* QLinearConv's requantisation of one channel's int32 sums, as
+ * quant_requant_ref computes it: ((double)acc + b) * m (b and acc integers,
+ * their sum exact; one rounding), rounded half to even, + z, NaN to 0,
+ * saturated. AVX-512 in x86_avx512.c (8 doubles a step: the same double
+ * operations, vrndscalepd for nearbyint), else the reference's loop. */
+static void requant_run(const int32_t *acc, int64_t n, double b, double m, int32_t z,
+                        cairn_dtype_t yt, void *y)
+{
+    if (quant_use_avx512() && (yt == CAIRN_U8 || yt == CAIRN_I8)) {
+        quant_requant_avx512(acc, n, b, m, z, yt == CAIRN_U8, y);
+        return;
+    }
+    for (int64_t i = 0; i < n; i++)
+        q_store(y, yt, i, nearbyint(((double)acc[i] + b) * m) + z);
+}
+
+enum { QDQ_DEQUANTIZE, QDQ_QUANTIZE, QDQ_REQUANTIZE };
+
 typedef struct qdq_job {
-    int quantize;
+    int mode;
     cairn_dtype_t xt, yt;
     const void *x, *zp;
     const float *scale;
     void *y;
     quant_axis_t ax;
+    const int32_t *bias; /* QDQ_REQUANTIZE: per channel, or NULL */
 } qdq_job_t;
 
 /* elements [c0 * QDQ_CHUNK, c1 * QDQ_CHUNK) as runs of one channel */
@@ -98,12 +117,19 @@ static void qdq_task(void *ctx, size_t c0, size_t c1, int worker)
     const int64_t total = j->ax.outer * j->ax.C * j->ax.inner;
     int64_t i = (int64_t)c0 * QDQ_CHUNK;
     const int64_t e = (int64_t)c1 * QDQ_CHUNK < total ? (int64_t)c1 * QDQ_CHUNK : total;
-    const cairn_dtype_t qt = j->quantize ? j->yt : j->xt; /* the zero point's type */
+    const cairn_dtype_t qt = j->mode == QDQ_DEQUANTIZE ? j->xt : j->yt; /* the zero point's */
     while (i < e) {
         const int64_t blk = i / j->ax.inner, c = blk % j->ax.C;
         const int64_t run = ((blk + 1) * j->ax.inner < e ? (blk + 1) * j->ax.inner : e) - i;
+        if (j->mode == QDQ_REQUANTIZE) { /* one zero point for the tensor */
+            requant_run((const int32_t *)j->x + i, run, j->bias ? (double)j->bias[c] : 0.0,
+                        (double)j->scale[c], j->zp ? q_load(j->zp, qt, 0) : 0, j->yt,
+                        (char *)j->y + i);
+            i += run;
+            continue;
+        }
         const int32_t z = j->zp ? q_load(j->zp, qt, c) : 0;
-        if (j->quantize)
+        if (j->mode == QDQ_QUANTIZE)
             quantize_run((const float *)j->x + i, run, j->scale[c], z, j->yt,
                          (char *)j->y + i);
         else
@@ -130,7 +156,7 @@ void quant_quantize(const kctx_t *k, cairn_dtype_t xt, const void *x, const floa
         quant_quantize_ref(xt, x, scale, zp, yt, y, ax);
         return;
     }
-    qdq_job_t j = {1, xt, yt, x, zp, scale, y, *ax};
+    qdq_job_t j = {QDQ_QUANTIZE, xt, yt, x, zp, scale, y, *ax, NULL};
     qdq_run(k, &j);
 }
 
@@ -141,6 +167,13 @@ void quant_dequantize(const kctx_t *k, cairn_dtype_t xt, const void *x, const fl
         quant_dequantize_ref(xt, x, scale, zp, y, ax);
         return;
     }
-    qdq_job_t j = {0, xt, CAIRN_F32, x, zp, scale, y, *ax};
+    qdq_job_t j = {QDQ_DEQUANTIZE, xt, CAIRN_F32, x, zp, scale, y, *ax, NULL};
+    qdq_run(k, &j);
+}
+
+void quant_requantize(const kctx_t *k, const int32_t *acc, const int32_t *bias, const float *mult,
+                      const void *yzp, cairn_dtype_t yt, void *y, const quant_axis_t *ax)
+{
+    qdq_job_t j = {QDQ_REQUANTIZE, CAIRN_I32, yt, acc, yzp, mult, y, *ax, bias};
     qdq_run(k, &j);
 }

@@ -144,6 +144,11 @@ void quant_dyn_quantize_avx512(const float *x, int64_t n, float s, float z, uint
 void quant_widen_ref(cairn_dtype_t xt, const void *x, const void *zp, int zp_vec, double *y,
                      const quant_axis_t *ax);
 
+/* quant_requant_ref's results from int32 sums (QLinearConv's fast routes)
+ * in vector loops on k's pool (qdq.c); yzp is one zero point of type yt. */
+void quant_requantize(const kctx_t *k, const int32_t *acc, const int32_t *bias, const float *mult,
+                      const void *yzp, cairn_dtype_t yt, void *y, const quant_axis_t *ax);
+
 /* Stores exact integer accumulators acc (plus bias[c], may be NULL) as i32
  * (yt I32: mult NULL) or requantised saturate(round(acc * mult[c]) + yzp)
  * for yt u8/i8. */

@@ -1,6 +1,7 @@
 /*
  * AVX-512 passes of DynamicQuantizeLinear (dyn.c picks them where the CPU
- * and the CAIRN_ISA cap allow) and of QuantizeLinear (qdq.c): the SSE2
+ * and the CAIRN_ISA cap allow), of QuantizeLinear and of QLinearConv's
+ * requantisation (qdq.c): the SSE2
  * passes on 16 lanes, the tail
  * under a mask, the same results bit for bit (vminps / vmaxps keep the
  * running value for a NaN, vdivps rounds as the scalar division, the
@@ -66,7 +67,41 @@ void quant_ql_quantize_avx512(const float *x, int64_t n, float s, int32_t z, int
     }
 }
 
+void quant_requant_avx512(const int32_t *acc, int64_t n, double b, double m, int32_t z, int y_u8,
+                          void *y)
+{
+    const __m512d vb = _mm512_set1_pd(b), vm = _mm512_set1_pd(m), vz = _mm512_set1_pd((double)z);
+    const __m512d lo = _mm512_set1_pd(y_u8 ? 0.0 : -128.0);
+    const __m512d hi = _mm512_set1_pd(y_u8 ? 255.0 : 127.0);
+    const __m512d zero = _mm512_setzero_pd();
+    for (int64_t i = 0; i < n; i += 16) {
+        const __mmask16 k = n - i >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << (n - i)) - 1u);
+        const __m512i a = _mm512_maskz_loadu_epi32(k, acc + i);
+        __m256i h[2];
+        for (int p = 0; p < 2; p++) {
+            const __m256i a8 = p ? _mm512_extracti64x4_epi64(a, 1) : _mm512_castsi512_si256(a);
+            __m512d v = _mm512_mul_pd(_mm512_add_pd(_mm512_cvtepi32_pd(a8), vb), vm);
+            v = _mm512_roundscale_pd(v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+            v = _mm512_add_pd(v, vz);
+            v = _mm512_mask_mov_pd(v, _mm512_cmp_pd_mask(v, v, _CMP_UNORD_Q), zero);
+            v = _mm512_min_pd(_mm512_max_pd(v, lo), hi);
+            h[p] = _mm512_cvtpd_epi32(v);
+        }
+        const __m512i q = _mm512_inserti64x4(_mm512_castsi256_si512(h[0]), h[1], 1);
+        if (y_u8)
+            _mm512_mask_cvtusepi32_storeu_epi8((uint8_t *)y + i, k, q);
+        else
+            _mm512_mask_cvtsepi32_storeu_epi8((int8_t *)y + i, k, q);
+    }
+}
+
 #else
+
+void quant_requant_avx512(const int32_t *acc, int64_t n, double b, double m, int32_t z, int y_u8,
+                          void *y)
+{
+    (void)acc, (void)n, (void)b, (void)m, (void)z, (void)y_u8, (void)y;
+}
 
 void quant_ql_quantize_avx512(const float *x, int64_t n, float s, int32_t z, int y_u8, void *y)
 {
