@@ -373,6 +373,14 @@ static void test_pool_random(void)
             if (is_max)
                 check_near(&out[1], widx, 0, "maxpool random indices");
         }
+        if (is_max) { /* without indices: the 2-D row kernels (f32, u8, i8) where they apply */
+            cairn_tensor_t o1 = make_out(t, rank, osh);
+            st = run_op("MaxPool", &x, 1, 0, a, na, &o1, 1);
+            CHECK_MSG(st == CAIRN_OK, "case %d without indices: %s", c, cairn_last_error());
+            if (st == CAIRN_OK)
+                check_near(&o1, want, 0, "maxpool random, no indices");
+            drop(&o1);
+        }
         free(want), free(widx);
         drop(&x), drop(&out[0]), drop(&out[1]);
     }

@@ -1,6 +1,8 @@
 /* The quant family's fast kernels against their references, bit for bit.
  * quant_quantize / quant_dequantize (QuantizeLinear / DequantizeLinear):
  * per tensor and per axis, NaN, infinities, ties, saturation.
+ * quant_requantize (QLinearConv's requantisation of int32 sums): u8 / i8,
+ * bias, zero, infinite and NaN multipliers, sums at int32's extremes.
  * quant_dynamic (DynamicQuantizeLinear): lengths around its 4- and
  * 16-element steps, mixed signs, one-signed and all-zero inputs, NaN and
  * infinities, values at the rounding ties. quant_matmul (MatMulInteger /
@@ -579,12 +581,65 @@ static void test_conv(void)
     CHECK_FAILS(quant_conv_f32(&k, &qp, x, w, NULL, y), CAIRN_ERR_UNSUPPORTED, "group 4");
 }
 
+/* quant_requantize (QLinearConv's requantisation of the fast routes' int32
+ * sums) against quant_requant_ref on the same sums as doubles, bit for bit:
+ * u8 and i8, with and without bias, per-channel multipliers including 0,
+ * ties (sums that land on k + 0.5), saturation both ways, an infinite and a
+ * NaN multiplier, sums at int32's extremes, runs shorter and longer than a
+ * 16-lane step, 1 and 2 threads. */
+static int requant_case(int64_t outer, int64_t C, int64_t inner, cairn_dtype_t yt, int bias_on,
+                        int threads)
+{
+    const int64_t n = outer * C * inner;
+    int32_t *acc = malloc((size_t)n * sizeof *acc), *bias = malloc((size_t)C * sizeof *bias);
+    double *accd = malloc((size_t)n * sizeof *accd);
+    float *mult = malloc((size_t)C * sizeof *mult);
+    uint8_t *y = malloc((size_t)n), *want = malloc((size_t)n), yz = yt == CAIRN_U8 ? 128 : 0;
+    int8_t yzs = -3;
+    const void *yzp = yt == CAIRN_U8 ? (const void *)&yz : (const void *)&yzs;
+    for (int64_t c = 0; c < C; c++) {
+        const int kind = (int)(c % 6);
+        mult[c] = kind == 0 ? 0.5f : kind == 1 ? 0.0f : kind == 2 ? 1e-3f
+                : kind == 3 ? 3.7e-6f : kind == 4 ? (c % 12 == 4 ? INFINITY : 0.25f)
+                : (c % 12 == 5 ? NAN : 0.0123f);
+        bias[c] = (int32_t)rnd(-5000, 5000);
+    }
+    for (int64_t i = 0; i < n; i++) {
+        const int r = (int)(i % 9);
+        acc[i] = r == 0 ? INT32_MAX : r == 1 ? INT32_MIN : r == 2 ? 1 : r == 3 ? -1
+               : r == 4 ? 0 : (int32_t)rnd(-2000000, 2000000);
+        accd[i] = acc[i];
+    }
+    quant_axis_t ax = {outer, C, inner};
+    kctx_t k = {threads > 1 ? pool2 : NULL, threads};
+    memset(y, 0xa5, (size_t)n);
+    quant_requantize(&k, acc, bias_on ? bias : NULL, mult, yzp, yt, y, &ax);
+    quant_requant_ref(accd, bias_on ? bias : NULL, mult, yzp, yt, want, &ax);
+    int same = !memcmp(y, want, (size_t)n);
+    free(acc), free(bias), free(accd), free(mult), free(y), free(want);
+    return same;
+}
+
+static void test_requantize(void)
+{
+    int fails = 0;
+    for (int t = 0; t < 2; t++) {
+        const cairn_dtype_t yt = t ? CAIRN_I8 : CAIRN_U8;
+        fails += !requant_case(1, 1, 1, yt, 1, 1);
+        fails += !requant_case(1, 12, 15, yt, 1, 1);
+        fails += !requant_case(2, 12, 17, yt, t, 2);
+        fails += !requant_case(1, 24, 4099, yt, 1, 2); /* channels across the pool's chunks */
+    }
+    CHECK_MSG(fails == 0, "%d requantisation cases differ", fails);
+}
+
 int main(void)
 {
     CHECK_OK(base_pool_create(2, &pool2));
     test_conv();
     test_dynamic();
     test_qdq();
+    test_requantize();
     test_combinations();
     test_sizes();
     test_extremes();
