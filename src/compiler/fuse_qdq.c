@@ -44,6 +44,15 @@
  *       rounds back to it, while s stays well inside the normal range
  *       (2^-100 < |s| < 2^100, required).
  *
+ *   QLinearConv(x, sx, zx, W, sw, zw, sy, zy, [B])
+ *       group 1, within the int8 GEMM's depth; sx, sy one constant value,
+ *       sw constant, one value or one per output channel
+ *   -> FusedConvInteger requant = 1 (x, W, m, zx, zw, [B], -, zy)
+ *       m = sx sw / sy formed in f32 as the reference forms it; the same
+ *       exact sums and the reference's requantisation of them, in the
+ *       GEMM's epilogue (and prepack then packs W): QLinearConv's bits.
+ *       onnxruntime's QOperator form writes one per convolution;
+ *
  * The MatMul and Conv rewrites go first, so that a pair whose 8-bit tensor
  * a GEMM now reads keeps its QuantizeLinear. A DequantizeLinear that has
  * other readers stays for them. Per-axis activations, non-constant
@@ -54,6 +63,7 @@
 
 #include "ir/ops/fused.h"
 #include "kernels/eltwise/fused.h"
+#include "kernels/quant/quant.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -237,6 +247,52 @@ static cairn_status_t qdq_conv(rw_t *r, int cv)
     return rw_try_replace(r, cv, IR_OP_FusedConvInteger, in, n_in, attrs, na, grp, ng);
 }
 
+/* QLinearConv(x, sx, zx, W, sw, zw, sy, zy, [B]) -> FusedConvInteger
+ * requant = 1 (x, W, m, zx, zw, [B], -, zy), m = sx sw / sy */
+static cairn_status_t qlinear_conv(rw_t *r, int cv)
+{
+    const ir_graph_t *g = r->g;
+    const ir_node_t *n = &g->nodes[cv];
+    if (n->n_inputs < 8)
+        return CAIRN_OK;
+    const ir_attr_t *gr = ir_node_attr(n, "group");
+    if (gr && gr->i != 1)
+        return CAIRN_OK;
+    const ir_value_t *wv = &g->values[n->inputs[3]];
+    const int rank = wv->type.shape.rank;
+    if (rank < 3 || rank > 2 + CONV_SP || !ir_shape_is_concrete(&wv->type.shape))
+        return CAIRN_OK;
+    int64_t K = 1;
+    for (int d = 1; d < rank; d++)
+        K *= wv->type.shape.d[d];
+    const int64_t M = wv->type.shape.d[0];
+    float sx, sy;
+    if (!quant_matmul_fast(K) || M < 1 || !const_f32_scalar(g, n->inputs[1], &sx) ||
+        !const_f32_scalar(g, n->inputs[6], &sy) || !per_col(g, n->inputs[4], CAIRN_F32, M))
+        return CAIRN_OK;
+    cairn_attr_t attrs[9];
+    const int na = conv_attrs_of(n, attrs, 8);
+    if (na < 0)
+        return CAIRN_OK;
+    attrs[na] = cairn_attr_int("requant", 1);
+    const int64_t ns = ir_shape_numel(&g->values[n->inputs[4]].type.shape);
+    float *mult = malloc((size_t)ns * sizeof *mult);
+    if (!mult)
+        return base_error(CAIRN_ERR_OUT_OF_MEMORY, "fuse_qdq: %lld multipliers", (long long)ns);
+    const float *sw = g->values[n->inputs[4]].data;
+    for (int64_t j = 0; j < ns; j++)
+        mult[j] = sx * sw[j] / sy; /* in f32, as the reference forms them */
+    const int64_t dims[1] = {ns};
+    int mv;
+    cairn_status_t s = rw_add_const(r, "qlinearconv_mult", CAIRN_F32, 1, dims, mult, &mv);
+    free(mult);
+    BASE_TRY(s);
+    n = &r->g->nodes[cv]; /* adding a value may have moved the arrays */
+    const int in[8] = {n->inputs[0], n->inputs[3], mv, n->inputs[2], n->inputs[5],
+                       n->n_inputs > 8 ? n->inputs[8] : -1, -1, n->inputs[7]};
+    return rw_try_replace(r, cv, IR_OP_FusedConvInteger, in, 8, attrs, na + 1, &cv, 1);
+}
+
 /* DequantizeLinear(QuantizeLinear(x, s, z), s, z) -> FusedElementwise [qdq] */
 static cairn_status_t qdq_pair(rw_t *r, int dq)
 {
@@ -314,6 +370,8 @@ cairn_status_t pass_fuse_qdq(ir_graph_t *g, const pass_ctx_t *c)
             s = qdq_matmul(&r, i);
         else if (!r.dead[i] && r.g->nodes[i].op == IR_OP_Conv)
             s = qdq_conv(&r, i);
+        else if (!r.dead[i] && r.g->nodes[i].op == IR_OP_QLinearConv)
+            s = qlinear_conv(&r, i);
     for (int i = 0; i < r.g->n_nodes && s == CAIRN_OK; i++)
         if (!r.dead[i] && r.g->nodes[i].op == IR_OP_DequantizeLinear)
             s = qdq_pair(&r, i);

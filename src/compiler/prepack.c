@@ -226,8 +226,8 @@ static cairn_status_t pack_convint(rw_t *r, int i)
         return base_error_prefix(s, "pre-packing W of node '%s': ", n->name);
     }
     /* the node's geometry, kernel_shape set (or replaced) from W */
-    cairn_attr_t all[8], attrs[11];
-    const int nall = conv_attrs_of(n, all, 8);
+    cairn_attr_t all[9], attrs[12];
+    const int nall = conv_attrs_of(n, all, 9);
     int na = 0;
     if (nall < 0) {
         ir_blob_unref(buf);
@@ -242,11 +242,11 @@ static cairn_status_t pack_convint(rw_t *r, int i)
     attrs[na++] = cairn_attr_int("m", M);
     int pv;
     BASE_TRY(add_packed(r, wv->name, buf, size, &pv));
-    int in[7];
-    for (int k = 0; k < n->n_inputs && k < 7; k++)
+    int in[8];
+    for (int k = 0; k < n->n_inputs && k < 8; k++)
         in[k] = n->inputs[k];
     in[1] = pv;
-    BASE_TRY(rw_try_replace(r, i, IR_OP_FusedConvInteger, in, n->n_inputs < 7 ? n->n_inputs : 7,
+    BASE_TRY(rw_try_replace(r, i, IR_OP_FusedConvInteger, in, n->n_inputs < 8 ? n->n_inputs : 8,
                             attrs, na, &i, 1));
     drop_if_unused(r, W);
     return CAIRN_OK;

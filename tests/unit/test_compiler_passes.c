@@ -529,6 +529,76 @@ static void test_fuse_qdq(cairn_dtype_t at, int az, int per_col, int tail)
     cairn_graph_destroy(g);
 }
 
+/* QOperator form: QuantizeLinear -> QLinearConv -> DequantizeLinear.
+ * fuse_qdq makes the QLinearConv of group 1 a FusedConvInteger with
+ * requant = 1 (prepack then packs its W), whose outputs are the
+ * reference's bits: tolerance 0 against the uncompiled graph. W per tensor
+ * or per output channel (scales and zero points), with and without the
+ * int32 bias, u8 and i8 outputs, stride 1 and 2; a grouped one stays. */
+static void test_fuse_qlinearconv(int per_ch, int bias, cairn_dtype_t yt, int stride, int group)
+{
+    cairn_graph_t *g;
+    CHECK_OK(cairn_graph_create(&g));
+    enum { C = 6, M = 8, KH = 3 };
+    int64_t dx[4] = {2, C, 9, 8};
+    cairn_value_id x;
+    CHECK_OK(cairn_graph_add_input(g, "x", CAIRN_F32, 4, dx, NULL, &x));
+    int8_t w[M * (C / 2) * KH * KH * 2], wz[M];
+    float ws[M];
+    int32_t b[M];
+    check_rng_t rr = {77 + per_ch};
+    for (size_t i = 0; i < sizeof w; i++)
+        w[i] = (int8_t)((int)(check_rng_next(&rr) % 255) - 127);
+    for (int m = 0; m < M; m++) {
+        ws[m] = 0.004f + 0.0007f * (float)m;
+        wz[m] = per_ch ? (int8_t)(m % 5 - 2) : 0;
+        b[m] = (int32_t)(check_rng_next(&rr) % 4001) - 2000;
+    }
+    const int nw = per_ch ? M : 1;
+    cairn_tensor_t wt = {CAIRN_I8, 4, {M, C / group, KH, KH}, w};
+    cairn_tensor_t wst = {CAIRN_F32, 1, {nw}, ws}, wzt = {CAIRN_I8, 1, {nw}, wz};
+    cairn_tensor_t bt = {CAIRN_I32, 1, {M}, b};
+    cairn_value_id qin[3] = {x, scalar(g, "x/scale", 0.05f), zero_point(g, "x/zp", CAIRN_U8, 128)};
+    cairn_value_id xq = node(g, "QuantizeLinear", "x/Q", qin, 3, NULL, 0);
+    cairn_value_id in[9];
+    in[0] = xq, in[1] = qin[1], in[2] = qin[2];
+    CHECK_OK(cairn_graph_add_constant(g, "W", &wt, &in[3]));
+    CHECK_OK(cairn_graph_add_constant(g, "W/scale", &wst, &in[4]));
+    CHECK_OK(cairn_graph_add_constant(g, "W/zp", &wzt, &in[5]));
+    in[6] = scalar(g, "y/scale", 0.3f);
+    in[7] = zero_point(g, "y/zp", yt, yt == CAIRN_U8 ? 100 : -5);
+    CHECK_OK(cairn_graph_add_constant(g, "B", &bt, &in[8]));
+    int64_t pads[4] = {1, 1, 1, 1}, strides[2] = {stride, stride};
+    cairn_attr_t at[3] = {cairn_attr_ints("pads", pads, 4), cairn_attr_ints("strides", strides, 2),
+                          cairn_attr_int("group", group)};
+    cairn_value_id y = node(g, "QLinearConv", "conv", in, bias ? 9 : 8, at, 3);
+    cairn_value_id dq[3] = {y, in[6], in[7]};
+    y = node(g, "DequantizeLinear", "y/DQ", dq, 3, NULL, 0);
+    CHECK_OK(cairn_graph_mark_output(g, y));
+    ir_graph_t *cg = compiled(g, "fuse_qdq");
+    const ir_node_t *n = find_op(cg, IR_OP_FusedConvInteger);
+    if (group > 1) {
+        CHECK(!n && count_op(cg, IR_OP_QLinearConv) == 1);
+    } else {
+        CHECK(n && count_op(cg, IR_OP_QLinearConv) == 0 && has_source(n, "conv"));
+        const ir_attr_t *rq = n ? ir_node_attr(n, "requant") : NULL;
+        CHECK(rq && rq->i == 1 && cg->values[n->outputs[0]].type.dtype == yt);
+    }
+    ir_graph_destroy(cg);
+    if (group == 1) { /* and W prepared ahead */
+        cg = compiled(g, "all");
+        n = find_op(cg, IR_OP_FusedConvInteger);
+        const ir_attr_t *pk = n ? ir_node_attr(n, "packed") : NULL;
+        CHECK(pk && pk->i == 1);
+        ir_graph_destroy(cg);
+    }
+    int64_t dims[1][CAIRN_MAX_RANK] = {{2, C, 9, 8}};
+    int ranks[1] = {4};
+    compare_runs(g, "fuse_qdq", 1, dims, ranks, 0);
+    compare_runs(g, "all", 1, dims, ranks, 0);
+    cairn_graph_destroy(g);
+}
+
 /* Pairs alone (no GEMM): the qdq opcode gives the pairs' bits exactly;
  * pairs that differ (another scale) or whose 8-bit tensor is read twice
  * stay as written. */
@@ -712,6 +782,10 @@ int main(void)
     test_fuse_qdq(CAIRN_I8, 0, 0, 1);
     test_fuse_qdq(CAIRN_U8, 128, 2, 0);
     test_fuse_qdq_pairs();
+    test_fuse_qlinearconv(0, 1, CAIRN_U8, 1, 1);
+    test_fuse_qlinearconv(1, 0, CAIRN_I8, 2, 1);
+    test_fuse_qlinearconv(1, 1, CAIRN_U8, 2, 1);
+    test_fuse_qlinearconv(0, 1, CAIRN_U8, 1, 2);
     test_fuse_qdq_conv(1, 0);
     test_fuse_qdq_conv(0, 0);
     test_fuse_qdq_conv(1, 1);

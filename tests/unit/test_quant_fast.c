@@ -522,8 +522,48 @@ static int conv_case(int sp, int64_t N, int64_t C, int64_t M, const int64_t *in,
                               "want %lld", sp, (long long)N, (long long)C, (long long)M,
                               tname(xt), tname(wt), (long long)at, yi[at], (long long)acc);
             }
+    /* the requantising form (QLinearConv's, FusedConvInteger requant = 1)
+     * with W as given and prepared ahead: quant_requant_ref on the exact
+     * sums just checked, bit for bit; multipliers that take the largest
+     * sum past the 8-bit range (saturation) and an int32 bias per channel */
+    int64_t amax = 1;
+    for (int64_t i = 0; i < ny; i++)
+        amax = llabs((long long)yi[i]) > amax ? llabs((long long)yi[i]) : amax;
+    const cairn_dtype_t yt = xt == CAIRN_U8 ? CAIRN_I8 : CAIRN_U8; /* both kinds across cases */
+    uint8_t yz;
+    fill_q(yt, &yz, 1, 0);
+    float *mult = malloc(sizeof(float) * (size_t)M);
+    int32_t *ib = malloc(sizeof(int32_t) * (size_t)M);
+    double *accd = malloc(sizeof(double) * (size_t)ny);
+    uint8_t *yq = malloc((size_t)ny), *wq = malloc((size_t)ny);
+    for (int64_t m = 0; m < M; m++) {
+        mult[m] = (float)(check_rng_uniform(&rng, 80, 400) / (double)amax);
+        ib[m] = (int32_t)rnd(-amax / 4, amax / 4);
+    }
+    for (int64_t i = 0; i < ny; i++)
+        accd[i] = yi[i];
+    quant_axis_t ax = {N, M, P};
+    quant_requant_ref(accd, ib, mult, &yz, yt, wq, &ax);
+    quant_conv_params_t qq = qp;
+    qq.scale = mult;
+    qq.scale_vec = 1;
+    memset(yq, 0x5a, (size_t)ny);
+    CHECK_OK(quant_conv_q8(&k, &qq, x, w, ib, &yz, yt, yq));
+    int qbad = memcmp(yq, wq, (size_t)ny) != 0;
+    const size_t psz2 = quant_packed_a_size(M, C * taps);
+    void *pw2 = base_aligned_alloc(psz2, 64);
+    CHECK_OK(quant_pack_a(wt, M, C * taps, w, pw2, psz2));
+    qq.w_packed = 1;
+    memset(yq, 0x5a, (size_t)ny);
+    CHECK_OK(quant_conv_q8(&k, &qq, x, pw2, ib, &yz, yt, yq));
+    qbad += 2 * (memcmp(yq, wq, (size_t)ny) != 0);
+    CHECK_MSG(qbad == 0, "conv %dd N%lld C%lld M%lld %s x %s W, requantised to %s: %s differs",
+              sp, (long long)N, (long long)C, (long long)M, tname(xt), tname(wt), tname(yt),
+              qbad == 1 ? "W as given" : qbad == 2 ? "W packed" : "both");
+    base_aligned_free(pw2);
+    free(mult), free(ib), free(accd), free(yq), free(wq);
     free(x), free(w), free(sc), free(bias), free(res), free(y), free(yi);
-    return bad == 0;
+    return bad == 0 && qbad == 0;
 }
 
 static void test_conv(void)

@@ -60,16 +60,17 @@ size_t op_quant_workspace(const ir_node_t *n, const ktensor_t *in, int n_in,
 /* ---- schemas ---- */
 const ir_attr_def_t op_quant_axis_attrs[] = {IR_ATTR_INT("axis", 1), IR_ATTR_END};
 enum { QC_AUTO_PAD, QC_DILATIONS, QC_GROUP, QC_KERNEL_SHAPE, QC_PADS, QC_STRIDES, QC_PACKED,
-       QC_M };
+       QC_M, QC_REQUANT };
 const ir_attr_def_t op_quant_conv_attrs[] = {
     IR_ATTR_STRING("auto_pad", "NOTSET"), IR_ATTR_INTS("dilations"), IR_ATTR_INT("group", 1),
     IR_ATTR_INTS("kernel_shape"), IR_ATTR_INTS("pads"), IR_ATTR_INTS("strides"), IR_ATTR_END};
-/* FusedConvInteger: ConvInteger's, and W packed by quant_pack_a (prepack)
- * with its output channels m (kernel_shape then required) */
+/* FusedConvInteger: ConvInteger's, W packed by quant_pack_a (prepack)
+ * with its output channels m (kernel_shape then required), and requant
+ * (QLinearConv's form) */
 const ir_attr_def_t op_fused_convint_attrs[] = {
     IR_ATTR_STRING("auto_pad", "NOTSET"), IR_ATTR_INTS("dilations"), IR_ATTR_INT("group", 1),
     IR_ATTR_INTS("kernel_shape"), IR_ATTR_INTS("pads"), IR_ATTR_INTS("strides"),
-    IR_ATTR_INT("packed", 0), IR_ATTR_INT("m", 0), IR_ATTR_END};
+    IR_ATTR_INT("packed", 0), IR_ATTR_INT("m", 0), IR_ATTR_INT("requant", 0), IR_ATTR_END};
 const ir_attr_def_t op_quant_gathernd_attrs[] = {IR_ATTR_INT("batch_dims", 0), IR_ATTR_END};
 const ir_attr_def_t op_quant_scatternd_attrs[] = {IR_ATTR_STRING("reduction", "none"),
                                                   IR_ATTR_END};
@@ -85,6 +86,7 @@ const ir_attr_def_t op_quant_nms_attrs[] = {IR_ATTR_INT("center_point_box", 0), 
 static const cairn_dtype_t q_qtypes[] = {CAIRN_U8, CAIRN_I8, CAIRN_DTYPE_UNDEFINED};
 static const cairn_dtype_t q_f32[] = {CAIRN_F32, CAIRN_DTYPE_UNDEFINED};
 static const cairn_dtype_t q_i64[] = {CAIRN_I64, CAIRN_DTYPE_UNDEFINED};
+static const cairn_dtype_t q_i32[] = {CAIRN_I32, CAIRN_DTYPE_UNDEFINED};
 
 static int present(const ir_infer_ctx_t *c, int i)
 {
@@ -415,11 +417,14 @@ cairn_status_t op_quant_mm_exec(const ir_node_t *n, const ktensor_t *in, int n_i
 
 /* The dequantising fused ops' (FusedMatMulInteger, FusedConvInteger)
  * inputs 2-5: scale (one or n f32 values, n the weights' columns or output
- * channels: `per` names them), the 8-bit operand's zero point (one value
- * of input 0's type, named zp0), the weights' (one or n, of their type, or
- * any 8-bit type when they are packed; zp1), bias (n f32). */
+ * channels: `per` names them; the multipliers in FusedConvInteger's
+ * requantising form), the 8-bit operand's zero point (one value of input
+ * 0's type, named zp0), the weights' (one or n, of their type, or any
+ * 8-bit type when they are packed; zp1), bias (n of bias_t: f32, or int32
+ * in the requantising form). */
 static cairn_status_t q_dequant_inputs(ir_infer_ctx_t *c, int packed, int64_t n, const char *per,
-                                       const char *zp0, const char *zp1)
+                                       const char *zp0, const char *zp1,
+                                       const cairn_dtype_t *bias_t)
 {
     BASE_TRY(q_vec_ok(&c->in[2].shape, n, "scale", per));
     if (present(c, 3)) {
@@ -434,7 +439,7 @@ static cairn_status_t q_dequant_inputs(ir_infer_ctx_t *c, int packed, int64_t n,
         BASE_TRY(q_vec_ok(&c->in[4].shape, n, zp1, per));
     }
     if (present(c, 5)) {
-        BASE_TRY(ir_infer_check_dtype(c, 5, q_f32));
+        BASE_TRY(ir_infer_check_dtype(c, 5, bias_t));
         const int64_t nb = ir_shape_numel(&c->in[5].shape);
         if (nb >= 0 && ir_dim_known(n) && nb != n)
             return ir_infer_error(c, CAIRN_ERR_SHAPE,
@@ -502,7 +507,8 @@ cairn_status_t op_fused_mmint_infer(ir_infer_ctx_t *c)
     if (a->rank == 0)
         return ir_infer_error(c, CAIRN_ERR_SHAPE, "A must have rank >= 1, got a scalar");
     BASE_TRY(op_fused_check_acts(c, FUSED_MM_ACTIVATION, FUSED_MM_POST_ACTIVATION));
-    BASE_TRY(q_dequant_inputs(c, packed, N, "column of B", "a_zero_point", "b_zero_point"));
+    BASE_TRY(q_dequant_inputs(c, packed, N, "column of B", "a_zero_point", "b_zero_point",
+                              q_f32));
     if (a->rank < 0) {
         ir_infer_unknown(c, 0, CAIRN_F32, -1);
         return CAIRN_OK;
@@ -779,11 +785,22 @@ static cairn_status_t convint_sums(int route, const conv_params_t *kp, const kte
     char *cws = (char *)ws + base_round_up((size_t)(nx + nw + ny) * sizeof(float), BASE_ALIGN);
     const int32_t xz = xzt ? q_load(xzt->data, X->dtype, 0) : 0;
     const int wzv = wzt && kt_numel(wzt) > 1;
-    for (int64_t i = 0; i < nx; i++)
-        xf[i] = (float)(q_load(X->data, X->dtype, i) - xz);
-    for (int64_t i = 0; i < nw; i++) {
-        const int32_t wz = wzt ? q_load(wzt->data, W->dtype, wzv ? i / per_m : 0) : 0;
-        wf[i] = (float)(q_load(W->data, W->dtype, i) - wz);
+    /* x - xz and w - wz[m] as f32, in loops of one type each (they
+     * vectorise; an element-by-element q_load cost more than the
+     * depthwise convolution itself) */
+    if (X->dtype == CAIRN_U8) {
+        const uint8_t *restrict xs = X->data;
+        for (int64_t i = 0; i < nx; i++)
+            xf[i] = (float)((int32_t)xs[i] - xz);
+    } else {
+        const int8_t *restrict xs = X->data;
+        for (int64_t i = 0; i < nx; i++)
+            xf[i] = (float)((int32_t)xs[i] - xz);
+    }
+    for (int64_t m = 0; m < M; m++) {
+        const int32_t wz = wzt ? q_load(wzt->data, W->dtype, wzv ? m : 0) : 0;
+        for (int64_t i = m * per_m; i < (m + 1) * per_m; i++)
+            wf[i] = (float)(q_load(W->data, W->dtype, i) - wz);
     }
     BASE_TRY(conv_f32(k, kp, xf, wf, NULL, NULL, yf, cws, conv_f32_workspace(kp)));
     for (int64_t i = 0; i < ny; i++)
@@ -909,7 +926,12 @@ static size_t convint_packed_size(const ir_shape_t *w)
  * sums: X and W u8 / i8 (group 1), scale f32 one value or one per output
  * channel (x's scale times w's), x_zero_point one value, w_zero_point one
  * or one per channel, bias f32 one per channel, residual f32 of the output's
- * shape. Output f32. */
+ * shape. Output f32.
+ * With requant = 1, QLinearConv(X, sx, zx, W, sw, zw, sy, zy, [B]) (made by
+ * fuse_qdq): inputs (X, W, mult, zx, zw, [B], -, zy), mult = sx sw / sy
+ * formed in f32 as the reference forms it, B int32; the output is zy's
+ * 8-bit type, the reference's requantisation of the same exact sums
+ * (quant_conv_q8), so its bits. */
 cairn_status_t op_fused_convint_infer(ir_infer_ctx_t *c)
 {
     const int packed = (int)ir_attr_i(c->node, QC_PACKED);
@@ -935,10 +957,25 @@ cairn_status_t op_fused_convint_infer(ir_infer_ctx_t *c)
                                   (long long)c->in[1].shape.d[0], need);
     }
     const int64_t M = wsh.rank >= 1 ? wsh.d[0] : IR_DIM_UNKNOWN;
-    BASE_TRY(q_dequant_inputs(c, packed, M, "output channel", "x_zero_point", "w_zero_point"));
-    c->out[0].dtype = CAIRN_F32;
+    const int requant = (int)ir_attr_i(c->node, QC_REQUANT);
+    BASE_TRY(q_dequant_inputs(c, packed, M, "output channel", "x_zero_point", "w_zero_point",
+                              requant ? q_i32 : q_f32));
     c->out[0].shape = y;
-    return q_residual_ok(c);
+    if (!requant) {
+        c->out[0].dtype = CAIRN_F32;
+        return q_residual_ok(c);
+    }
+    /* QLinearConv's form: y's zero point (input 7) gives the output's type */
+    if (present(c, 6))
+        return ir_infer_error(c, CAIRN_ERR_INVALID_ARGUMENT,
+                              "the requantising form takes no residual");
+    if (!present(c, 7))
+        return ir_infer_error(c, CAIRN_ERR_INVALID_ARGUMENT,
+                              "the requantising form needs y's zero point (input 7)");
+    BASE_TRY(ir_infer_check_dtype(c, 7, q_qtypes));
+    BASE_TRY(q_vec_ok(&c->in[7].shape, 1, "y_zero_point", "tensor"));
+    c->out[0].dtype = c->in[7].dtype;
+    return CAIRN_OK;
 }
 
 cairn_status_t op_fused_convint_exec(const ir_node_t *n, const ktensor_t *in, int n_in,
@@ -966,6 +1003,10 @@ cairn_status_t op_fused_convint_exec(const ir_node_t *n, const ktensor_t *in, in
         p.xz = in[3].data;
     if (kpresent(in, n_in, 4))
         p.wz = in[4].data, p.wz_vec = kt_numel(&in[4]) > 1;
+    if (ir_attr_i(n, QC_REQUANT))
+        return quant_conv_q8(k, &p, in[0].data, in[1].data,
+                             kpresent(in, n_in, 5) ? in[5].data : NULL, in[7].data,
+                             out[0].dtype, out[0].data);
     gemm_epilogue_t epi;
     memset(&epi, 0, sizeof epi);
     epi.scale = 1.0f;

@@ -193,15 +193,25 @@ static void qc_im2col(void *ctx, size_t r0, size_t r1, int worker)
 
 /* quant_conv_f32 (Yf, epi) or quant_conv_i32 (Yi): the im2col per image,
  * then the dequantising or the int32 product */
+/* the requantising form's output: 8-bit Y, bias, y's zero point */
+typedef struct qc_q8 {
+    void *y;
+    cairn_dtype_t yt;
+    const int32_t *bias;
+    const void *yzp;
+} qc_q8_t;
+
 static cairn_status_t qc_run(const kctx_t *k, const quant_conv_params_t *p, const void *X,
-                             const void *W, const gemm_epilogue_t *epi, float *Yf, int32_t *Yi)
+                             const void *W, const gemm_epilogue_t *epi, float *Yf, int32_t *Yi,
+                             const qc_q8_t *yq)
 {
     const conv_params_t *g = &p->g;
     if (!quant_conv_fast(g) || (p->xt != CAIRN_U8 && p->xt != CAIRN_I8) ||
-        (p->wt != CAIRN_U8 && p->wt != CAIRN_I8) || (Yf && !p->scale))
+        (p->wt != CAIRN_U8 && p->wt != CAIRN_I8) || ((Yf || yq) && !p->scale))
         return base_error(CAIRN_ERR_UNSUPPORTED,
                           "%s: group %lld, %s x, %s W: only group 1, 8-bit operands and a K "
-                          "within the int8 GEMM's", Yf ? "quant_conv_f32" : "quant_conv_i32",
+                          "within the int8 GEMM's",
+                          Yf ? "quant_conv_f32" : yq ? "quant_conv_q8" : "quant_conv_i32",
                           (long long)g->group, cairn_dtype_name(p->xt), cairn_dtype_name(p->wt));
     int64_t taps = 1, P = 1, HWin = 1;
     int direct = 1;
@@ -263,6 +273,10 @@ static cairn_status_t qc_run(const kctx_t *k, const quant_conv_params_t *p, cons
             st = quant_matmul_f32(k, &mp, W, B, 0, p->scale,
                                   p->scale_vec ? QUANT_SCALE_ROW : QUANT_SCALE_ONE, &e,
                                   Yf + n * M * P);
+        else if (yq)
+            st = quant_matmul_q8(k, &mp, W, B, p->scale,
+                                 p->scale_vec ? QUANT_SCALE_ROW : QUANT_SCALE_ONE, yq->bias,
+                                 yq->yzp, yq->yt, (char *)yq->y + n * M * P);
         else
             st = quant_matmul(k, &mp, W, B, Yi + n * M * P);
     }
@@ -276,7 +290,18 @@ cairn_status_t quant_conv_f32(const kctx_t *k, const quant_conv_params_t *p, con
 {
     if (!Y)
         return base_error(CAIRN_ERR_INVALID_ARGUMENT, "quant_conv_f32: null output");
-    return qc_run(k, p, X, W, epi, Y, NULL);
+    return qc_run(k, p, X, W, epi, Y, NULL, NULL);
+}
+
+cairn_status_t quant_conv_q8(const kctx_t *k, const quant_conv_params_t *p, const void *X,
+                             const void *W, const int32_t *bias, const void *yzp,
+                             cairn_dtype_t yt, void *Y)
+{
+    if (!Y || (yt != CAIRN_U8 && yt != CAIRN_I8))
+        return base_error(CAIRN_ERR_INVALID_ARGUMENT,
+                          "quant_conv_q8: a u8 / i8 output buffer is needed");
+    const qc_q8_t q = {Y, yt, bias, yzp};
+    return qc_run(k, p, X, W, NULL, NULL, NULL, &q);
 }
 
 cairn_status_t quant_conv_i32(const kctx_t *k, const quant_conv_params_t *p, const void *X,
@@ -284,5 +309,5 @@ cairn_status_t quant_conv_i32(const kctx_t *k, const quant_conv_params_t *p, con
 {
     if (!Y)
         return base_error(CAIRN_ERR_INVALID_ARGUMENT, "quant_conv_i32: null output");
-    return qc_run(k, p, X, W, NULL, NULL, Y);
+    return qc_run(k, p, X, W, NULL, NULL, Y, NULL);
 }

@@ -30,7 +30,9 @@
  *
  * quant_matmul_f32 (FusedMatMulInteger) makes the same sums and, in that
  * pass, multiplies them by the scales into f32 tiles that the f32 GEMM's
- * epilogue (tile_store: bias, activation, residual) stores. A B packed
+ * epilogue (tile_store: bias, activation, residual) stores;
+ * quant_matmul_q8 (QLinearConv as FusedConvInteger requant = 1) instead
+ * requantises them to 8 bits with QLinearConv's reference arithmetic. A B packed
  * ahead (quant_pack_b, the prepack pass) is flipped already and carries
  * its column sums, so neither the flip nor the ones row runs per call; an
  * A prepared ahead (quant_pack_a: a convolution's weights) is flipped and
@@ -84,6 +86,12 @@ typedef struct qmm_job {
     int scale_kind, mr, nr;
     int plain; /* qmm_plain: the one-pass epilogue */
     const gemm_epilogue_t *epi;
+    /* the requantising form (quant_matmul_q8): 8-bit output, scale the
+     * multipliers, a bias per row */
+    void *yq;
+    cairn_dtype_t yqt;
+    const int32_t *qbias;
+    int32_t qz;
 } qmm_job_t;
 
 /* round half to even as nearbyint does in the default rounding mode, for
@@ -217,10 +225,51 @@ static void qmm_plain_rows(const qmm_job_t *j, int64_t i0, int64_t i1, const int
     }
 }
 
+/* The requantising form's rows [i0, i1), columns [nlo, nhi): the exact
+ * sums (the zero-point terms as in qmm_rows) a piece of a row at a time
+ * into an L1 buffer, then QLinearConv's requantisation of them
+ * (quant_requant_row: (acc + bias) * multiplier in double, half to even, +
+ * the zero point, saturated) into the 8-bit output. */
+static void qmm_q8_rows(const qmm_job_t *j, int64_t i0, int64_t i1, const int32_t *sums,
+                        int64_t ldc, int64_t nlo, int64_t nhi)
+{
+    const int64_t N = j->p->N;
+    int32_t t[512] __attribute__((aligned(64)));
+    const int simple = j->zt && (!j->rs || j->z1_one);
+    for (int64_t i = i0; i < i1; i++) {
+        const int32_t *restrict cr = sums + i * ldc;
+        const double m = j->scale[j->scale_kind == QUANT_SCALE_ROW ? i : 0];
+        const double b = j->qbias ? (double)j->qbias[i] : 0.0;
+        const uint32_t rt = j->correct && j->rs ? j->z1[0] * (uint32_t)j->rs[i] : 0;
+        const uint32_t rr = j->rs ? (uint32_t)j->rs[i] : 0, a = j->za ? (uint32_t)j->za[i] : 0;
+        for (int64_t c0 = nlo; c0 < nhi; c0 += 512) {
+            const int64_t w = nhi - c0 < 512 ? nhi - c0 : 512;
+            const int32_t *restrict cc = cr + (c0 - nlo);
+            if (!j->correct) {
+                memcpy(t, cc, (size_t)w * sizeof(int32_t));
+            } else if (simple) {
+                const uint32_t *restrict zt = j->zt + c0;
+                for (int64_t c = 0; c < w; c++)
+                    t[c] = (int32_t)((uint32_t)cc[c] + rt + zt[c]);
+            } else {
+                const uint32_t *restrict z1 = j->z1 + c0, *restrict z2 = j->z2 + c0;
+                for (int64_t c = 0; c < w; c++)
+                    t[c] = (int32_t)((uint32_t)cc[c] + z1[c] * rr + z2[c] * a);
+            }
+            quant_requant_row(t, w, b, m, j->qz, j->yqt, (char *)j->yq + i * N + c0);
+        }
+    }
+}
+
 static void qmm_f32_range(const qmm_job_t *j, size_t b0, size_t b1, const int32_t *sums,
                           int64_t ldc, int64_t nlo, int64_t nhi)
 {
     const int64_t M = j->p->M, N = j->p->N;
+    if (j->yq) {
+        const int64_t i1 = (int64_t)b1 * j->mr;
+        qmm_q8_rows(j, (int64_t)b0 * j->mr, i1 < M ? i1 : M, sums, ldc, nlo, nhi);
+        return;
+    }
     if (j->plain) {
         const int64_t i1 = (int64_t)b1 * j->mr;
         qmm_plain_rows(j, (int64_t)b0 * j->mr, i1 < M ? i1 : M, sums, ldc, nlo, nhi);
@@ -649,6 +698,24 @@ cairn_status_t quant_matmul(const kctx_t *k, const quant_mm_params_t *p, const v
                             const void *B, void *Y)
 {
     return qmm(k, p, A, B, Y, NULL);
+}
+
+cairn_status_t quant_matmul_q8(const kctx_t *k, const quant_mm_params_t *p, const void *A,
+                               const void *B, const float *mult, int mult_kind,
+                               const int32_t *bias, const void *yzp, cairn_dtype_t yt, void *Y)
+{
+    if (p->yt != CAIRN_DTYPE_UNDEFINED || !mult || !Y ||
+        (mult_kind != QUANT_SCALE_ONE && mult_kind != QUANT_SCALE_ROW) ||
+        (yt != CAIRN_U8 && yt != CAIRN_I8))
+        return base_error(CAIRN_ERR_INVALID_ARGUMENT,
+                          "quant_matmul_q8: multipliers one or per row, a u8 / i8 output (yt), "
+                          "p->yt undefined and an output buffer are needed");
+    qmm_job_t f;
+    memset(&f, 0, sizeof f);
+    f.p = p, f.scale = mult, f.scale_kind = mult_kind;
+    f.yq = Y, f.yqt = yt, f.qbias = bias, f.qz = yzp ? q_load(yzp, yt, 0) : 0;
+    gemm_f32_epilogue_tile_dims(&f.mr, &f.nr);
+    return qmm(k, p, A, B, NULL, &f);
 }
 
 cairn_status_t quant_matmul_f32(const kctx_t *k, const quant_mm_params_t *p, const void *A,

@@ -85,9 +85,10 @@ static void dequantize_run(cairn_dtype_t xt, const void *x, int64_t n, int32_t z
  * quant_requant_ref computes it: ((double)acc + b) * m (b and acc integers,
  * their sum exact; one rounding), rounded half to even, + z, NaN to 0,
  * saturated. AVX-512 in x86_avx512.c (8 doubles a step: the same double
- * operations, vrndscalepd for nearbyint), else the reference's loop. */
-static void requant_run(const int32_t *acc, int64_t n, double b, double m, int32_t z,
-                        cairn_dtype_t yt, void *y)
+ * operations, vrndscalepd for nearbyint), else the reference's loop. Also
+ * the epilogue of mm.c's requantising form (quant_matmul_q8). */
+void quant_requant_row(const int32_t *acc, int64_t n, double b, double m, int32_t z,
+                       cairn_dtype_t yt, void *y)
 {
     if (quant_use_avx512() && (yt == CAIRN_U8 || yt == CAIRN_I8)) {
         quant_requant_avx512(acc, n, b, m, z, yt == CAIRN_U8, y);
@@ -122,7 +123,7 @@ static void qdq_task(void *ctx, size_t c0, size_t c1, int worker)
         const int64_t blk = i / j->ax.inner, c = blk % j->ax.C;
         const int64_t run = ((blk + 1) * j->ax.inner < e ? (blk + 1) * j->ax.inner : e) - i;
         if (j->mode == QDQ_REQUANTIZE) { /* one zero point for the tensor */
-            requant_run((const int32_t *)j->x + i, run, j->bias ? (double)j->bias[c] : 0.0,
+            quant_requant_row((const int32_t *)j->x + i, run, j->bias ? (double)j->bias[c] : 0.0,
                         (double)j->scale[c], j->zp ? q_load(j->zp, qt, 0) : 0, j->yt,
                         (char *)j->y + i);
             i += run;

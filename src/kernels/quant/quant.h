@@ -86,6 +86,17 @@ cairn_status_t quant_matmul_f32(const kctx_t *k, const quant_mm_params_t *p, con
                                 const void *B, int b_packed, const float *scale, int scale_kind,
                                 const gemm_epilogue_t *epi, float *Y);
 
+/* The requantising form (QLinearConv's arithmetic, quant_requant_ref's
+ * bits): Y (yt u8 / i8, M x N) = saturate(round((acc + bias[i]) *
+ * mult[i]) + yzp), acc the exact (A - azp)(B - bzp) sums (p->yt
+ * UNDEFINED), bias int32 per row of A or NULL, mult one value
+ * (QUANT_SCALE_ONE) or one per row (QUANT_SCALE_ROW), the product in
+ * double rounded half to even; yzp one value of type yt (NULL: 0). A may
+ * be quant_pack_a's buffer (p->a_packed), as for quant_matmul_f32. */
+cairn_status_t quant_matmul_q8(const kctx_t *k, const quant_mm_params_t *p, const void *A,
+                               const void *B, const float *mult, int mult_kind,
+                               const int32_t *bias, const void *yzp, cairn_dtype_t yt, void *Y);
+
 /* Convolution of 8-bit x (N, C, in...) and W (M, C, kernel...), group 1,
  * dequantised (conv.c; FusedConvInteger): Y (f32, N, M, out...) =
  * epilogue(scale[m] * sum (x - xz)(w - wz[m])) over each output's taps,
@@ -107,6 +118,14 @@ typedef struct quant_conv_params {
 int quant_conv_fast(const conv_params_t *g);
 cairn_status_t quant_conv_f32(const kctx_t *k, const quant_conv_params_t *p, const void *X,
                               const void *W, const gemm_epilogue_t *epi, float *Y);
+/* QLinearConv's form (FusedConvInteger requant = 1): Y (yt u8 / i8, N, M,
+ * out...) = saturate(round((sum + bias[m]) * mult[m]) + yz) as
+ * quant_matmul_q8 computes it, p->scale the multipliers (one value or,
+ * scale_vec, one per channel), bias int32 per channel or NULL, yzp one
+ * value of yt. */
+cairn_status_t quant_conv_q8(const kctx_t *k, const quant_conv_params_t *p, const void *X,
+                             const void *W, const int32_t *bias, const void *yzp,
+                             cairn_dtype_t yt, void *Y);
 /* The same convolution's exact sums as int32 (ConvInteger): Y (N, M,
  * out...) = sum (x - xz)(w - wz[m]); scale and scale_vec unused. */
 cairn_status_t quant_conv_i32(const kctx_t *k, const quant_conv_params_t *p, const void *X,

@@ -45,8 +45,12 @@ int quant_use_avx512(void);
  * y = saturate(round(x / s) + z) to u8 or i8, NaN quotients as 0, the
  * same bits as quant_quantize_ref. */
 void quant_ql_quantize_avx512(const float *x, int64_t n, float s, int32_t z, int y_u8, void *y);
-/* QLinearConv's requantisation of n int32 sums in AVX-512 (qdq.c's
- * requant_run): saturate(nearbyint(((double)acc + b) * m) + z), NaN to 0,
+/* QLinearConv's requantisation of n int32 sums of one channel (qdq.c):
+ * saturate(nearbyint(((double)acc + b) * m) + z) to yt, NaN to 0, as
+ * quant_requant_ref computes it. */
+void quant_requant_row(const int32_t *acc, int64_t n, double b, double m, int32_t z,
+                       cairn_dtype_t yt, void *y);
+/* The same in AVX-512 for u8 (y_u8) or i8 (quant_requant_row calls it): saturate(nearbyint(((double)acc + b) * m) + z), NaN to 0,
  * to u8 (y_u8) or i8. */
 void quant_requant_avx512(const int32_t *acc, int64_t n, double b, double m, int32_t z, int y_u8,
                           void *y);
