@@ -60,7 +60,10 @@ def main():
     logging.getLogger().setLevel(logging.ERROR)  # quantize_static's pre-processing advice
     ort.set_default_logger_severity(3)  # onnxruntime's notes on unused initializers
 
+    a.model, a.cairn = os.path.abspath(a.model), os.path.abspath(a.cairn)
     os.makedirs(a.work, exist_ok=True)
+    a.work = os.path.abspath(a.work)
+    os.chdir(a.work)  # whatever the quantiser writes beside it stays in this test's folder
     qpath = os.path.join(a.work, f"model_{a.format}{'_pc' if a.per_channel else ''}.onnx")
     fmt = QuantFormat.QDQ if a.format == "qdq" else QuantFormat.QOperator
     quantize_static(a.model, qpath, quantize.random_reader(a.model), quant_format=fmt,
