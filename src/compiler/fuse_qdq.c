@@ -53,6 +53,13 @@
  *       GEMM's epilogue (and prepack then packs W): QLinearConv's bits.
  *       onnxruntime's QOperator form writes one per convolution;
  *
+ *   QLinearMatMul(a, sa, za, B, sb, zb, sy, zy)
+ *       B a constant 2-D u8 / i8 within the int8 GEMM's depth, every
+ *       scale and zero point one constant value
+ *   -> FusedMatMulInteger requant = 1 (a, B, m, za, zb, -, -, zy)
+ *       m = sa sb / sy formed in f32 as the reference forms it, the sums
+ *       requantised with its arithmetic: its bits (prepack packs B);
+ *
  * The MatMul and Conv rewrites go first, so that a pair whose 8-bit tensor
  * a GEMM now reads keeps its QuantizeLinear. A DequantizeLinear that has
  * other readers stays for them. Per-axis activations, non-constant
@@ -293,6 +300,33 @@ static cairn_status_t qlinear_conv(rw_t *r, int cv)
     return rw_try_replace(r, cv, IR_OP_FusedConvInteger, in, 8, attrs, na + 1, &cv, 1);
 }
 
+/* QLinearMatMul(a, sa, za, B, sb, zb, sy, zy) -> FusedMatMulInteger
+ * requant = 1 (a, B, m, za, zb, -, -, zy), m = sa sb / sy */
+static cairn_status_t qlinear_matmul(rw_t *r, int mm)
+{
+    const ir_graph_t *g = r->g;
+    const ir_node_t *n = &g->nodes[mm];
+    if (n->n_inputs != 8)
+        return CAIRN_OK;
+    const ir_value_t *bv = &g->values[n->inputs[3]];
+    float sa, sb, sy;
+    int32_t za, zb, zy;
+    if (bv->kind != IR_VALUE_CONSTANT || bv->type.shape.rank != 2 ||
+        !ir_shape_is_concrete(&bv->type.shape) || !quant_matmul_fast(bv->type.shape.d[0]) ||
+        !const_f32_scalar(g, n->inputs[1], &sa) || !const_f32_scalar(g, n->inputs[4], &sb) ||
+        !const_f32_scalar(g, n->inputs[6], &sy) || !const_q_scalar(g, n->inputs[2], &za) ||
+        !const_q_scalar(g, n->inputs[5], &zb) || !const_q_scalar(g, n->inputs[7], &zy))
+        return CAIRN_OK; /* per-row / per-column scales and a varying B stay as written */
+    const float m = sa * sb / sy; /* in f32, as the reference forms it */
+    int mv;
+    BASE_TRY(rw_add_const(r, "qlinearmatmul_mult", CAIRN_F32, 0, NULL, &m, &mv));
+    n = &r->g->nodes[mm]; /* adding a value may have moved the arrays */
+    const int in[8] = {n->inputs[0], n->inputs[3], mv, n->inputs[2], n->inputs[5], -1, -1,
+                       n->inputs[7]};
+    const cairn_attr_t attrs[1] = {cairn_attr_int("requant", 1)};
+    return rw_try_replace(r, mm, IR_OP_FusedMatMulInteger, in, 8, attrs, 1, &mm, 1);
+}
+
 /* DequantizeLinear(QuantizeLinear(x, s, z), s, z) -> FusedElementwise [qdq] */
 static cairn_status_t qdq_pair(rw_t *r, int dq)
 {
@@ -372,6 +406,8 @@ cairn_status_t pass_fuse_qdq(ir_graph_t *g, const pass_ctx_t *c)
             s = qdq_conv(&r, i);
         else if (!r.dead[i] && r.g->nodes[i].op == IR_OP_QLinearConv)
             s = qlinear_conv(&r, i);
+        else if (!r.dead[i] && r.g->nodes[i].op == IR_OP_QLinearMatMul)
+            s = qlinear_matmul(&r, i);
     for (int i = 0; i < r.g->n_nodes && s == CAIRN_OK; i++)
         if (!r.dead[i] && r.g->nodes[i].op == IR_OP_DequantizeLinear)
             s = qdq_pair(&r, i);

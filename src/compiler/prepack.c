@@ -179,17 +179,19 @@ static cairn_status_t pack_int8(rw_t *r, int i)
     }
     int pv;
     BASE_TRY(add_packed(r, bv->name, buf, size, &pv));
-    int in[7];
-    for (int k = 0; k < n->n_inputs && k < 7; k++)
+    int in[8];
+    for (int k = 0; k < n->n_inputs && k < 8; k++)
         in[k] = n->inputs[k];
     in[1] = pv;
     const float big = 3.402823466e38f;
-    cairn_attr_t attrs[10];
-    const int na = mm_attrs(attrs, attr_i(n, "activation", 0), attr_f(n, "alpha", 1.0f),
-                            attr_f(n, "clip_min", -big), attr_f(n, "clip_max", big), K, N,
-                            attr_i(n, "post_activation", 0), attr_f(n, "post_clip_min", -big),
-                            attr_f(n, "post_clip_max", big));
-    BASE_TRY(rw_try_replace(r, i, IR_OP_FusedMatMulInteger, in, n->n_inputs < 7 ? n->n_inputs : 7,
+    cairn_attr_t attrs[11];
+    int na = mm_attrs(attrs, attr_i(n, "activation", 0), attr_f(n, "alpha", 1.0f),
+                      attr_f(n, "clip_min", -big), attr_f(n, "clip_max", big), K, N,
+                      attr_i(n, "post_activation", 0), attr_f(n, "post_clip_min", -big),
+                      attr_f(n, "post_clip_max", big));
+    if (attr_i(n, "requant", 0)) /* QLinearMatMul's form (fuse_qdq) */
+        attrs[na++] = cairn_attr_int("requant", 1);
+    BASE_TRY(rw_try_replace(r, i, IR_OP_FusedMatMulInteger, in, n->n_inputs < 8 ? n->n_inputs : 8,
                             attrs, na, &i, 1));
     drop_if_unused(r, B);
     return CAIRN_OK;

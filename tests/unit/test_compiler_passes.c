@@ -599,6 +599,64 @@ static void test_fuse_qlinearconv(int per_ch, int bias, cairn_dtype_t yt, int st
     cairn_graph_destroy(g);
 }
 
+/* QOperator form: QuantizeLinear -> QLinearMatMul(., constant B) ->
+ * DequantizeLinear. fuse_qdq makes it a FusedMatMulInteger with requant =
+ * 1 (prepack then packs B) whose outputs are the reference's bits
+ * (tolerance 0 against the uncompiled graph); B's scale per column stays
+ * as written. */
+static void test_fuse_qlinearmatmul(cairn_dtype_t bt, cairn_dtype_t yt, int per_col)
+{
+    cairn_graph_t *g;
+    CHECK_OK(cairn_graph_create(&g));
+    int64_t dx[3] = {2, 9, 24};
+    cairn_value_id x;
+    CHECK_OK(cairn_graph_add_input(g, "x", CAIRN_F32, 3, dx, NULL, &x));
+    uint8_t w[24 * 40];
+    float bs[40];
+    check_rng_t rr = {991};
+    for (int i = 0; i < 24 * 40; i++)
+        w[i] = (uint8_t)(check_rng_next(&rr) % 256);
+    for (int j = 0; j < 40; j++)
+        bs[j] = 0.003f + 0.0001f * (float)j;
+    cairn_tensor_t wt = {bt, 2, {24, 40}, w}, bst = {CAIRN_F32, 1, {per_col ? 40 : 1}, bs};
+    cairn_value_id qin[3] = {x, scalar(g, "x/scale", 0.031f), zero_point(g, "x/zp", CAIRN_U8, 131)};
+    cairn_value_id in[8];
+    in[0] = node(g, "QuantizeLinear", "x/Q", qin, 3, NULL, 0);
+    in[1] = qin[1], in[2] = qin[2];
+    CHECK_OK(cairn_graph_add_constant(g, "B", &wt, &in[3]));
+    CHECK_OK(cairn_graph_add_constant(g, "B/scale", &bst, &in[4]));
+    in[5] = zero_point(g, "B/zp", bt, bt == CAIRN_U8 ? 127 : 3);
+    in[6] = scalar(g, "y/scale", 0.45f);
+    in[7] = zero_point(g, "y/zp", yt, yt == CAIRN_U8 ? 90 : -7);
+    cairn_value_id y = node(g, "QLinearMatMul", "mm", in, 8, NULL, 0);
+    cairn_value_id dq[3] = {y, in[6], in[7]};
+    y = node(g, "DequantizeLinear", "y/DQ", dq, 3, NULL, 0);
+    CHECK_OK(cairn_graph_mark_output(g, y));
+    ir_graph_t *cg = compiled(g, "fuse_qdq");
+    const ir_node_t *n = find_op(cg, IR_OP_FusedMatMulInteger);
+    if (per_col) {
+        CHECK(!n && count_op(cg, IR_OP_QLinearMatMul) == 1);
+    } else {
+        const ir_attr_t *rq = n ? ir_node_attr(n, "requant") : NULL;
+        CHECK(n && rq && rq->i == 1 && count_op(cg, IR_OP_QLinearMatMul) == 0 &&
+              cg->values[n->outputs[0]].type.dtype == yt && has_source(n, "mm"));
+    }
+    ir_graph_destroy(cg);
+    if (!per_col) {
+        cg = compiled(g, "all");
+        n = find_op(cg, IR_OP_FusedMatMulInteger);
+        const ir_attr_t *pk = n ? ir_node_attr(n, "packed") : NULL;
+        const ir_attr_t *rq = n ? ir_node_attr(n, "requant") : NULL;
+        CHECK(pk && pk->i == 1 && rq && rq->i == 1);
+        ir_graph_destroy(cg);
+    }
+    int64_t dims[1][CAIRN_MAX_RANK] = {{2, 9, 24}};
+    int ranks[1] = {3};
+    compare_runs(g, "fuse_qdq", 1, dims, ranks, 0);
+    compare_runs(g, "all", 1, dims, ranks, 0);
+    cairn_graph_destroy(g);
+}
+
 /* Pairs alone (no GEMM): the qdq opcode gives the pairs' bits exactly;
  * pairs that differ (another scale) or whose 8-bit tensor is read twice
  * stay as written. */
@@ -786,6 +844,9 @@ int main(void)
     test_fuse_qlinearconv(1, 0, CAIRN_I8, 2, 1);
     test_fuse_qlinearconv(1, 1, CAIRN_U8, 2, 1);
     test_fuse_qlinearconv(0, 1, CAIRN_U8, 1, 2);
+    test_fuse_qlinearmatmul(CAIRN_I8, CAIRN_U8, 0);
+    test_fuse_qlinearmatmul(CAIRN_U8, CAIRN_I8, 0);
+    test_fuse_qlinearmatmul(CAIRN_I8, CAIRN_U8, 1);
     test_fuse_qdq_conv(1, 0);
     test_fuse_qdq_conv(0, 0);
     test_fuse_qdq_conv(1, 1);

@@ -98,6 +98,30 @@ static int run_case(cairn_dtype_t at, cairn_dtype_t bt, cairn_dtype_t yt, int64_
                   (long long)M, (long long)K, (long long)N, zp, sc, threads, extreme,
                   (long long)(e / N), (long long)(e % N));
     }
+    /* QLinearMatMul's requantising form as fuse_qdq makes it
+     * (FusedMatMulInteger requant = 1: quant_matmul_q8, one multiplier sa
+     * sb / sy formed in f32, B as given and packed ahead): the reference's
+     * bytes, wherever the scales are one value each and K takes the GEMM */
+    if (yt != CAIRN_DTYPE_UNDEFINED && sc == 1 && zp != 2 && quant_matmul_fast(K)) {
+        const float m = as[0] * bs[0] / p.ys;
+        quant_mm_params_t q = p;
+        q.yt = CAIRN_DTYPE_UNDEFINED, q.as = q.bs = NULL;
+        memset(got, 0x5a, (size_t)(M * N));
+        CHECK_OK(quant_matmul_q8(&k, &q, A, B, 0, &m, QUANT_SCALE_ONE, NULL, yzp, yt, got));
+        int q8 = memcmp(want, got, (size_t)(M * N)) == 0;
+        const size_t psz = quant_packed_b_size(K, N);
+        void *pb = base_aligned_alloc(psz, 64);
+        CHECK_OK(quant_pack_b(bt, K, N, B, pb, psz));
+        memset(got, 0x5a, (size_t)(M * N));
+        q.bt = CAIRN_U8; /* the buffer's type, as FusedMatMulInteger passes it: B's own is in it */
+        CHECK_OK(quant_matmul_q8(&k, &q, A, pb, 1, &m, QUANT_SCALE_ONE, NULL, yzp, yt, got));
+        q8 += 2 * (memcmp(want, got, (size_t)(M * N)) == 0);
+        CHECK_MSG(q8 == 3, "A %s B %s Y %s M=%lld K=%lld N=%lld zp %d: quant_matmul_q8 %s differs",
+                  tname(at), tname(bt), tname(yt), (long long)M, (long long)K, (long long)N, zp,
+                  q8 == 2 ? "(B as given)" : q8 == 1 ? "(B packed)" : "(both)");
+        base_aligned_free(pb);
+        ok = ok && q8 == 3;
+    }
     free(A), free(B), free(want), free(got);
     return ok;
 }

@@ -30,6 +30,13 @@ const ir_attr_def_t op_fused_matmul_attrs[] = {
     IR_ATTR_INT("n", -1),         IR_ATTR_INT("post_activation", 0),
     IR_ATTR_FLOAT("post_clip_min", -3.402823466e38f),
     IR_ATTR_FLOAT("post_clip_max", 3.402823466e38f), IR_ATTR_END};
+const ir_attr_def_t op_fused_mmint_attrs[] = {
+    IR_ATTR_INT("activation", 0), IR_ATTR_FLOAT("alpha", 1.0f),
+    IR_ATTR_FLOAT("clip_min", -3.402823466e38f), IR_ATTR_FLOAT("clip_max", 3.402823466e38f),
+    IR_ATTR_INT("packed", 0),     IR_ATTR_INT("k", -1),
+    IR_ATTR_INT("n", -1),         IR_ATTR_INT("post_activation", 0),
+    IR_ATTR_FLOAT("post_clip_min", -3.402823466e38f),
+    IR_ATTR_FLOAT("post_clip_max", 3.402823466e38f), IR_ATTR_INT("requant", 0), IR_ATTR_END};
 
 static int fused_present(const ir_infer_ctx_t *c, int i)
 {

@@ -13,7 +13,9 @@
  * gemm_act_t (kernels/gemm/gemm.h); "packed" = 1 means input 1 is a u8
  * buffer from gemm_f32_pack_b for a K x N matrix (K, N in "k", "n");
  * "post_activation" (with "post_clip_min", "post_clip_max") is the
- * gemm_act_t applied after the residual add (gemm_epilogue_t.post_act). */
+ * gemm_act_t applied after the residual add (gemm_epilogue_t.post_act).
+ * FusedMatMulInteger has the same slots and "requant" (QLinearMatMul's
+ * form: an 8-bit output, no epilogue). */
 enum {
     FUSED_MM_ACTIVATION,
     FUSED_MM_ALPHA,
@@ -24,7 +26,8 @@ enum {
     FUSED_MM_N,
     FUSED_MM_POST_ACTIVATION,
     FUSED_MM_POST_CLIP_MIN,
-    FUSED_MM_POST_CLIP_MAX
+    FUSED_MM_POST_CLIP_MAX,
+    FUSED_MM_REQUANT /* FusedMatMulInteger only (op_fused_mmint_attrs) */
 };
 
 struct ir_node;

@@ -509,8 +509,26 @@ cairn_status_t op_fused_mmint_infer(ir_infer_ctx_t *c)
     BASE_TRY(op_fused_check_acts(c, FUSED_MM_ACTIVATION, FUSED_MM_POST_ACTIVATION));
     BASE_TRY(q_dequant_inputs(c, packed, N, "column of B", "a_zero_point", "b_zero_point",
                               q_f32));
+    const int requant = (int)ir_attr_i(c->node, FUSED_MM_REQUANT);
+    if (requant) {
+        /* QLinearMatMul's form (fuse_qdq): one multiplier, y's zero point
+         * (input 7) giving the output's type, nothing after the product */
+        gemm_epilogue_t e;
+        op_fused_mm_epilogue(c->node, &e);
+        if (e.act != GEMM_ACT_NONE || e.post_act != GEMM_ACT_NONE || e.scale != 1.0f ||
+            present(c, 5) || present(c, 6))
+            return ir_infer_error(c, CAIRN_ERR_INVALID_ARGUMENT,
+                                  "the requantising form takes no epilogue, bias or residual");
+        if (!present(c, 7))
+            return ir_infer_error(c, CAIRN_ERR_INVALID_ARGUMENT,
+                                  "the requantising form needs y's zero point (input 7)");
+        BASE_TRY(q_vec_ok(&c->in[2].shape, 1, "multiplier", "tensor"));
+        BASE_TRY(ir_infer_check_dtype(c, 7, q_qtypes));
+        BASE_TRY(q_vec_ok(&c->in[7].shape, 1, "y_zero_point", "tensor"));
+    }
+    const cairn_dtype_t yt = requant ? c->in[7].dtype : CAIRN_F32;
     if (a->rank < 0) {
-        ir_infer_unknown(c, 0, CAIRN_F32, -1);
+        ir_infer_unknown(c, 0, yt, -1);
         return CAIRN_OK;
     }
     const int64_t ka = a->d[a->rank - 1];
@@ -519,7 +537,7 @@ cairn_status_t op_fused_mmint_infer(ir_infer_ctx_t *c)
                               "A %s and B (%lld x %lld): the inner dims %lld and %lld must match",
                               sstr(a, b1, sizeof b1), (long long)K, (long long)N, (long long)ka,
                               (long long)K);
-    c->out[0].dtype = CAIRN_F32;
+    c->out[0].dtype = yt;
     c->out[0].shape = *a;
     c->out[0].shape.d[a->rank - 1] = N;
     return q_residual_ok(c);
@@ -548,6 +566,9 @@ cairn_status_t op_fused_mmint_exec(const ir_node_t *n, const ktensor_t *in, int 
         p.azp = in[3].data;
     if (kpresent(in, n_in, 4))
         p.bzp = in[4].data, p.bzp_vec = kt_numel(&in[4]) > 1;
+    if (ir_attr_i(n, FUSED_MM_REQUANT))
+        return quant_matmul_q8(k, &p, in[0].data, in[1].data, packed, in[2].data,
+                               QUANT_SCALE_ONE, NULL, in[7].data, out[0].dtype, out[0].data);
     gemm_epilogue_t epi;
     op_fused_mm_epilogue(n, &epi);
     if (kpresent(in, n_in, 5))

@@ -274,7 +274,7 @@ static cairn_status_t qc_run(const kctx_t *k, const quant_conv_params_t *p, cons
                                   p->scale_vec ? QUANT_SCALE_ROW : QUANT_SCALE_ONE, &e,
                                   Yf + n * M * P);
         else if (yq)
-            st = quant_matmul_q8(k, &mp, W, B, p->scale,
+            st = quant_matmul_q8(k, &mp, W, B, 0, p->scale,
                                  p->scale_vec ? QUANT_SCALE_ROW : QUANT_SCALE_ONE, yq->bias,
                                  yq->yzp, yq->yt, (char *)yq->y + n * M * P);
         else

@@ -129,6 +129,26 @@ static void qmm_rows(void *ctx, size_t i0, size_t i1, int worker)
         const int32_t yz = p->yzp ? q_load(p->yzp, p->yt, 0) : 0;
         const double lo = p->yt == CAIRN_U8 ? 0 : -128, hi = p->yt == CAIRN_U8 ? 255 : 127;
         const float as = p->as[p->as_vec ? (int64_t)i : 0];
+        if (!p->bs_vec) {
+            /* one multiplier for the row (formed in f32 as below): the
+             * corrected sums a piece at a time through quant_requant_row,
+             * the same double arithmetic in vector loops (the loop below,
+             * a division and a scalar rounding per element, took a fifth
+             * of a QOperator encoder's time in its attention products) */
+            const double m = (double)(as * p->bs[0] / p->ys);
+            int32_t t[512] __attribute__((aligned(64)));
+            for (int64_t c0 = 0; c0 < N; c0 += 512) {
+                const int64_t w = N - c0 < 512 ? N - c0 : 512;
+                if (j->correct)
+                    for (int64_t n = 0; n < w; n++)
+                        t[n] = (int32_t)((uint32_t)c[c0 + n] + j->z1[c0 + n] * r +
+                                         j->z2[c0 + n] * a);
+                else
+                    memcpy(t, c + c0, (size_t)w * sizeof(int32_t));
+                quant_requant_row(t, w, 0.0, m, yz, p->yt, (char *)j->y + (int64_t)i * N + c0);
+            }
+            continue;
+        }
         for (int64_t n = 0; n < N; n++) {
             const float m = as * p->bs[p->bs_vec ? n : 0] / p->ys;
             const int32_t acc =
@@ -700,8 +720,22 @@ cairn_status_t quant_matmul(const kctx_t *k, const quant_mm_params_t *p, const v
     return qmm(k, p, A, B, Y, NULL);
 }
 
+/* a B from quant_pack_b opened into *pk, p copied to *q with it */
+static cairn_status_t qmm_with_packed_b(const char *what, const quant_mm_params_t *p,
+                                        const void *B, qmm_packed_t *pk, quant_mm_params_t *q)
+{
+    *q = *p;
+    if (!qmm_packed_open(B, p->K, p->N, pk))
+        return base_error(CAIRN_ERR_INVALID_ARGUMENT,
+                          "%s: B is not a buffer from quant_pack_b for %lld x %lld", what,
+                          (long long)p->K, (long long)p->N);
+    q->b_packed = pk;
+    q->bt = pk->bt;
+    return CAIRN_OK;
+}
+
 cairn_status_t quant_matmul_q8(const kctx_t *k, const quant_mm_params_t *p, const void *A,
-                               const void *B, const float *mult, int mult_kind,
+                               const void *B, int b_packed, const float *mult, int mult_kind,
                                const int32_t *bias, const void *yzp, cairn_dtype_t yt, void *Y)
 {
     if (p->yt != CAIRN_DTYPE_UNDEFINED || !mult || !Y ||
@@ -710,6 +744,12 @@ cairn_status_t quant_matmul_q8(const kctx_t *k, const quant_mm_params_t *p, cons
         return base_error(CAIRN_ERR_INVALID_ARGUMENT,
                           "quant_matmul_q8: multipliers one or per row, a u8 / i8 output (yt), "
                           "p->yt undefined and an output buffer are needed");
+    qmm_packed_t pk;
+    quant_mm_params_t q;
+    if (b_packed) {
+        BASE_TRY(qmm_with_packed_b("quant_matmul_q8", p, B, &pk, &q));
+        p = &q;
+    }
     qmm_job_t f;
     memset(&f, 0, sizeof f);
     f.p = p, f.scale = mult, f.scale_kind = mult_kind;
@@ -728,14 +768,9 @@ cairn_status_t quant_matmul_f32(const kctx_t *k, const quant_mm_params_t *p, con
                           "quant_matmul_f32: no requantisation (yt must be undefined) and a "
                           "scale is needed");
     qmm_packed_t pk;
-    quant_mm_params_t q = *p;
+    quant_mm_params_t q;
     if (b_packed) {
-        if (!qmm_packed_open(B, p->K, p->N, &pk))
-            return base_error(CAIRN_ERR_INVALID_ARGUMENT,
-                              "quant_matmul_f32: B is not a buffer from quant_pack_b for %lld x "
-                              "%lld", (long long)p->K, (long long)p->N);
-        q.b_packed = &pk;
-        q.bt = pk.bt;
+        BASE_TRY(qmm_with_packed_b("quant_matmul_f32", p, B, &pk, &q));
         p = &q;
     }
     qmm_job_t f;

@@ -86,15 +86,16 @@ cairn_status_t quant_matmul_f32(const kctx_t *k, const quant_mm_params_t *p, con
                                 const void *B, int b_packed, const float *scale, int scale_kind,
                                 const gemm_epilogue_t *epi, float *Y);
 
-/* The requantising form (QLinearConv's arithmetic, quant_requant_ref's
- * bits): Y (yt u8 / i8, M x N) = saturate(round((acc + bias[i]) *
- * mult[i]) + yzp), acc the exact (A - azp)(B - bzp) sums (p->yt
- * UNDEFINED), bias int32 per row of A or NULL, mult one value
+/* The requantising form (QLinearConv's and QLinearMatMul's arithmetic,
+ * quant_requant_ref's bits): Y (yt u8 / i8, M x N) = saturate(round((acc
+ * + bias[i]) * mult[i]) + yzp), acc the exact (A - azp)(B - bzp) sums
+ * (p->yt UNDEFINED), bias int32 per row of A or NULL, mult one value
  * (QUANT_SCALE_ONE) or one per row (QUANT_SCALE_ROW), the product in
  * double rounded half to even; yzp one value of type yt (NULL: 0). A may
- * be quant_pack_a's buffer (p->a_packed), as for quant_matmul_f32. */
+ * be quant_pack_a's buffer (p->a_packed), or with b_packed B quant_pack_b's,
+ * as for quant_matmul_f32. */
 cairn_status_t quant_matmul_q8(const kctx_t *k, const quant_mm_params_t *p, const void *A,
-                               const void *B, const float *mult, int mult_kind,
+                               const void *B, int b_packed, const float *mult, int mult_kind,
                                const int32_t *bias, const void *yzp, cairn_dtype_t yt, void *Y);
 
 /* Convolution of 8-bit x (N, C, in...) and W (M, C, kernel...), group 1,
