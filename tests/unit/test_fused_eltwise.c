@@ -136,7 +136,7 @@ static void run_unfused(const eltwise_f32_variant_t *fv, const efused_prog_t *pg
         r[k] = malloc((size_t)(n ? n : 1) * sizeof(float));
     for (int k = 0; k < pg->n_in; k++)
         for (int64_t i = 0; i < n; i++)
-            r[k][i] = in[k].p[in[k].len == 1 ? 0 : i % in[k].len];
+            r[k][i] = ((const float *)in[k].p)[in[k].len == 1 ? 0 : i % in[k].len];
     for (int j = 0; j < pg->n_instr; j++) {
         int opc = pg->code[3 * j], a = pg->code[3 * j + 1], b = pg->code[3 * j + 2];
         float *d = r[pg->n_in + j];
@@ -173,7 +173,7 @@ static void compare(const efused_variant_t *v, const kctx_t *k, const efused_pro
             bad++;
             CHECK_MSG(0, "%s %s n=%lld [%lld]: got %.9g, unfused %.9g (r0 %.9g)", sel->name,
                       what, (long long)n, (long long)i, (double)o[i], (double)want[i],
-                      (double)in[0].p[in[0].len == 1 ? 0 : i % in[0].len]);
+                      (double)((const float *)in[0].p)[in[0].len == 1 ? 0 : i % in[0].len]);
         }
     CHECK_MSG(o[n] == 12345.0f, "%s %s n=%lld wrote past the end", sel->name, what, (long long)n);
     free(o), free(want);
@@ -188,8 +188,8 @@ static void test_each_opcode(const efused_variant_t *v, const kctx_t *k, check_r
     float *a = malloc(nmax * sizeof *a), *b = malloc(nmax * sizeof *b);
     const float imm[] = {-1.5f, 2.25f, 3.0f, -3.0f, 0.1f};
     for (int opc = EFU_ADD; opc < EFU_OPC_COUNT; opc++) {
-        if (opc == EFU_QDQ)
-            continue; /* test_qdq: its immediates are a scale, a zero point and a range */
+        if (opc == EFU_QDQ || opc == EFU_DEQUANT || opc == EFU_QUANT)
+            continue; /* test_qdq, test_q8_io: scales, zero points, ranges, 8-bit data */
         int bin = opc <= EFU_MAX;
         int bi = opc == EFU_LEAKY ? 4 : 0;
         int32_t code[3] = {opc, 0, bin ? 1 : bi};
@@ -202,7 +202,7 @@ static void test_each_opcode(const efused_variant_t *v, const kctx_t *k, check_r
                 lo = -100, hi = 100;
             fill(rng, a, n, lo, hi);
             fill(rng, b, n, lo, hi);
-            efused_input_t in[2] = {{a, n}, {b, n}};
+            efused_input_t in[2] = {{a, n, CAIRN_F32}, {b, n, CAIRN_F32}};
             compare(v, k, &pg, in, n, efused_opc_name(opc));
             if (opc == EFU_CLIP) {
                 efused_prog_t p2 = pg;
@@ -238,7 +238,7 @@ static void test_qdq(const efused_variant_t *v, const kctx_t *k, check_rng_t *rn
             /* a third on the ties: (j + 1/2) * scale */
             for (int64_t i = 0; i < n; i += 3)
                 a[i] = ((float)((int64_t)(check_rng_next(rng) % 600) - 300) + 0.5f) * gr[0];
-            efused_input_t in[1] = {{a, n}};
+            efused_input_t in[1] = {{a, n, CAIRN_F32}};
             char what[64];
             snprintf(what, sizeof what, "qdq scale %g zero %g", (double)gr[0], (double)gr[1]);
             compare(v, k, &pg, in, n, what);
@@ -253,7 +253,7 @@ static void test_qdq(const efused_variant_t *v, const kctx_t *k, check_rng_t *rn
         int64_t n = sizes[si];
         fill(rng, a, n, -4, 4);
         fill(rng, b, n, -2, 2);
-        efused_input_t in[2] = {{a, n}, {b, n}};
+        efused_input_t in[2] = {{a, n, CAIRN_F32}, {b, n, CAIRN_F32}};
         compare(v, k, &pc, in, n, "add, qdq, relu, qdq");
     }
     free(a), free(b);
@@ -261,6 +261,81 @@ static void test_qdq(const efused_variant_t *v, const kctx_t *k, check_rng_t *rn
 
 /* Broadcast forms: r = ((r0 + s) * row - full) with s scalar, and a row
  * shorter than a block, of a block, longer, and as long as the output. */
+/* 8-bit inputs and outputs (a DequantizeLinear and a QuantizeLinear fused
+ * in, as fuse_eltwise makes of QLinearAdd or a QDQ residual):
+ * r2 = dequant(r0), r3 = dequant(r1), r4 = add, r5 = relu, r6 = quant,
+ * stored as u8 or i8, against quant_dequantize_ref -> add -> relu ->
+ * quant_quantize_ref byte for byte; b full, a scalar or a row (short and
+ * long), scales that put a third of the sums on the output grid's ties,
+ * lengths around the blocks, 1 and 2 threads. Then the driver's refusals. */
+static void test_q8_io(const efused_variant_t *v, const kctx_t *k, check_rng_t *rng)
+{
+    const int64_t nmax = 40000;
+    uint8_t *a = malloc(nmax), *b = malloc(nmax), *o = malloc(nmax + 1), *want = malloc(nmax);
+    float *fa = malloc(nmax * sizeof *fa), *fb = malloc(nmax * sizeof *fb);
+    const int32_t code[] = {EFU_DEQUANT, 0, 0, EFU_DEQUANT, 1, 2, EFU_ADD, 2, 3,
+                            EFU_RELU,    4, 0, EFU_QUANT,   5, 4};
+    for (int oc = 0; oc < 2; oc++) {
+        const cairn_dtype_t at = CAIRN_U8, bt = CAIRN_I8, ot = oc ? CAIRN_I8 : CAIRN_U8;
+        const float sc = 0.05f, za = 131, sa = 0.05f, zb = -3, sb = 0.025f;
+        const float zc = oc ? -100 : 7, lo = oc ? -128 : 0, hi = oc ? 127 : 255;
+        const float imm[8] = {za, sa, zb, sb, sc, zc, lo, hi};
+        const efused_prog_t pg = {2, 5, code, 8, imm};
+        const uint8_t uza = (uint8_t)za;
+        const int8_t izb = (int8_t)zb, izc = (int8_t)zc;
+        const uint8_t uzc = (uint8_t)zc;
+        for (int layout = 0; layout < 4; layout++) {
+            for (int s = 0; s < 67 + (int)(sizeof big_sizes / sizeof big_sizes[0]); s += 5) {
+                int64_t n = s < 67 ? s + 1 : big_sizes[s - 67];
+                const int64_t lb = layout == 0 ? n : layout == 1 ? 1 : layout == 2 ? 7 : 200;
+                if (n % lb)
+                    continue;
+                for (int64_t i = 0; i < n; i++)
+                    a[i] = (uint8_t)(check_rng_next(rng) % 256);
+                for (int64_t i = 0; i < lb; i++)
+                    b[i] = (uint8_t)(check_rng_next(rng) % 256);
+                const quant_axis_t axa = {1, 1, n}, axb = {1, 1, lb};
+                quant_dequantize_ref(at, a, &sa, &uza, fa, &axa);
+                quant_dequantize_ref(bt, b, &sb, &izb, fb, &axb);
+                for (int64_t i = 0; i < n; i++) {
+                    const float t = fa[i] + fb[i % lb];
+                    fa[i] = t < 0 ? 0.0f : t;
+                }
+                quant_quantize_ref(CAIRN_F32, fa, &sc, oc ? (const void *)&izc : &uzc, ot, want,
+                                   &axa);
+                efused_input_t in[2] = {{a, n, at}, {b, lb, bt}};
+                memset(o, 0xa5, (size_t)n + 1);
+                CHECK_OK(efused_run(v, &pg, in, o, ot, n, k));
+                int64_t bad = -1;
+                for (int64_t i = 0; i < n && bad < 0; i++)
+                    if (o[i] != want[i])
+                        bad = i;
+                CHECK_MSG(bad < 0, "%s 8-bit io (%s out, b of %lld) n=%lld [%lld]: got %d want %d",
+                          v ? v->name : "dispatched", oc ? "i8" : "u8", (long long)lb,
+                          (long long)n, (long long)bad, bad < 0 ? 0 : o[bad],
+                          bad < 0 ? 0 : want[bad]);
+                CHECK_MSG(o[n] == 0xa5, "8-bit io n=%lld wrote past the end", (long long)n);
+            }
+        }
+    }
+    /* refusals: an 8-bit input read by anything but dequant; a quant with an
+     * f32 output; an 8-bit output whose last instruction is not a quant */
+    const float imm[6] = {0, 0.1f, 0.1f, 0, 0, 255};
+    const int32_t bad_read[] = {EFU_RELU, 0, 0, EFU_QUANT, 1, 2};
+    const efused_prog_t p1 = {1, 2, bad_read, 6, imm};
+    efused_input_t in1[1] = {{a, 4, CAIRN_U8}};
+    CHECK_FAILS(efused_run(v, &p1, in1, o, CAIRN_U8, 4, k), CAIRN_ERR_INVALID_ARGUMENT,
+                "reads the 8-bit input r0");
+    const int32_t deq[] = {EFU_DEQUANT, 0, 0, EFU_QUANT, 1, 2};
+    const efused_prog_t p2 = {1, 2, deq, 6, imm};
+    CHECK_FAILS(efused_run(v, &p2, in1, fa, CAIRN_F32, 4, k), CAIRN_ERR_INVALID_ARGUMENT,
+                "needs an 8-bit output");
+    const efused_prog_t p3 = {1, 1, deq, 6, imm};
+    CHECK_FAILS(efused_run(v, &p3, in1, o, CAIRN_U8, 4, k), CAIRN_ERR_INVALID_ARGUMENT,
+                "needs a quant");
+    free(a), free(b), free(o), free(want), free(fa), free(fb);
+}
+
 static void test_broadcast(const efused_variant_t *v, const kctx_t *k, check_rng_t *rng)
 {
     static const int64_t rows[] = {1, 2, 3, 7, 16, 64, 127, 128, 129, 300, 1000};
@@ -274,11 +349,11 @@ static void test_broadcast(const efused_variant_t *v, const kctx_t *k, check_rng
             fill(rng, x, n, -3, 3);
             fill(rng, row, L, -2, 2);
             fill(rng, f, n, -3, 3);
-            efused_input_t in[4] = {{x, n}, {&s, 1}, {row, L}, {f, n}};
+            efused_input_t in[4] = {{x, n, CAIRN_F32}, {&s, 1, CAIRN_F32}, {row, L, CAIRN_F32}, {f, n, CAIRN_F32}};
             efused_prog_t pg = {4, 4, code, 0, NULL};
             compare(v, k, &pg, in, n, "broadcast");
             /* every input a scalar but the output */
-            efused_input_t in2[4] = {{&s, 1}, {&s, 1}, {row, L}, {&s, 1}};
+            efused_input_t in2[4] = {{&s, 1, CAIRN_F32}, {&s, 1, CAIRN_F32}, {row, L, CAIRN_F32}, {&s, 1, CAIRN_F32}};
             compare(v, k, &pg, in2, n, "broadcast scalars");
             free(x), free(row), free(f);
         }
@@ -314,15 +389,15 @@ static void test_chains(const efused_variant_t *v, const kctx_t *k, check_rng_t 
         fill(rng, y, n, -5, 5);
         check_fill_f32(rng, stats[0], 4, -1, 1);
         check_fill_f32(rng, stats[1], 4, 0.1, 2);
-        efused_input_t in1[1] = {{x, n}};
+        efused_input_t in1[1] = {{x, n, CAIRN_F32}};
         efused_prog_t p_silu = {1, 2, silu, 0, NULL};
         compare(v, k, &p_silu, in1, n, "silu");
         efused_prog_t p_gelu = {1, 13, gelu, 8, imm};
         compare(v, k, &p_gelu, in1, n, "gelu tanh chain");
-        efused_input_t in5[5] = {{x, n}, {&stats[0][0], 1}, {&stats[1][0], 1}, {y, n}, {x, n}};
+        efused_input_t in5[5] = {{x, n, CAIRN_F32}, {&stats[0][0], 1, CAIRN_F32}, {&stats[1][0], 1, CAIRN_F32}, {y, n, CAIRN_F32}, {x, n, CAIRN_F32}};
         efused_prog_t p_ln = {5, 7, ln, 8, imm};
         compare(v, k, &p_ln, in5, n, "layernorm tail");
-        efused_input_t in2[2] = {{x, n}, {y, n}};
+        efused_input_t in2[2] = {{x, n, CAIRN_F32}, {y, n, CAIRN_F32}};
         efused_prog_t p_all = {2, 16, all, 8, imm};
         compare(v, k, &p_all, in2, n, "every kind");
         free(x), free(y);
@@ -333,7 +408,7 @@ static void test_errors(void)
 {
     const float imm[] = {1.0f, 2.0f};
     float x[4] = {1, 2, 3, 4}, o[4];
-    efused_input_t in[2] = {{x, 4}, {x, 3}};
+    efused_input_t in[2] = {{x, 4, CAIRN_F32}, {x, 3, CAIRN_F32}};
     const int32_t bad_opc[] = {99, 0, 0};
     const int32_t fwd[] = {EFU_ADD, 0, 1};
     const int32_t bad_imm[] = {EFU_IMM, 2, 0, EFU_ADD, 0, 1};
@@ -387,6 +462,8 @@ int main(void)
         test_each_opcode(vs[i], &k1, &rng);
         test_qdq(vs[i], &k1, &rng);
         test_qdq(vs[i], &k2, &rng);
+        test_q8_io(vs[i], &k1, &rng);
+        test_q8_io(vs[i], &k2, &rng);
         test_broadcast(vs[i], &k2, &rng);
         test_chains(vs[i], &k1, &rng);
         test_chains(vs[i], &k2, &rng);

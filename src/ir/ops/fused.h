@@ -110,7 +110,7 @@ enum {
 
 /* FusedElementwise attribute slots: "program" (3 ints per instruction:
  * opcode, a, b, as kernels/eltwise/fused.h defines them) and "imms". */
-enum { FUSED_ELT_PROGRAM, FUSED_ELT_IMMS };
+enum { FUSED_ELT_PROGRAM, FUSED_ELT_IMMS, FUSED_ELT_OUT_TYPE };
 /* n is a FusedElementwise of one input whose program is the single
  * instruction qdq(r0) (a QuantizeLinear -> DequantizeLinear pair, as
  * fuse_qdq makes it): its four immediates (scale, zero point, low, high);

@@ -9,8 +9,11 @@
  * fused.h for the opcodes), and "imms", the immediates the program reads
  * (scalar constants, Clip bounds, LeakyRelu's alpha).
  *
- * Every input is f32 and, against the output (the numpy broadcast of all
- * inputs), full, a scalar (one element), or a row: after dropping its
+ * Every input is f32, or u8 / i8 read only by dequant instructions (a
+ * DequantizeLinear fused in); "out_type" is f32, or u8 / i8 when the last
+ * instruction is quant (a QuantizeLinear fused in). Against the output
+ * (the numpy broadcast of all inputs) every input is full, a scalar (one
+ * element), or a row: after dropping its
  * leading 1s, its dims equal the output's trailing dims (a bias [C] against
  * [N, C]). Other broadcasts are an error here; the pass never makes them.
  * Cost: the program's nominal FLOPs per element times the output's
@@ -31,7 +34,8 @@ void op_fused_eltwise_cost(const ir_node_t *n, const ktensor_t *in, int n_in,
                            const ktensor_t *out, int n_out, ir_cost_t *cost);
 
 const ir_attr_def_t op_fused_eltwise_attrs[] = {IR_ATTR_REQUIRED_INTS("program"),
-                                                IR_ATTR_FLOATS("imms"), IR_ATTR_END};
+                                                IR_ATTR_FLOATS("imms"),
+                                                IR_ATTR_INT("out_type", CAIRN_F32), IR_ATTR_END};
 
 /* The node's program as the kernel takes it; code must hold
  * 3 * EFUSED_MAX_INSTR int32s. Checked (efused_check) unless the count or
@@ -99,13 +103,31 @@ cairn_status_t op_fused_eltwise_infer(ir_infer_ctx_t *c)
 {
     int32_t code[3 * EFUSED_MAX_INSTR];
     efused_prog_t p;
-    for (int i = 0; i < c->n_in; i++)
-        if (c->in[i].dtype != CAIRN_F32)
-            return ir_infer_error(c, CAIRN_ERR_DTYPE, "input %d must be f32, got %s", i,
-                                  c->in[i].dtype == CAIRN_DTYPE_UNDEFINED
-                                      ? "nothing (no input is optional)"
-                                      : cairn_dtype_name(c->in[i].dtype));
+    for (int i = 0; i < c->n_in; i++) {
+        const cairn_dtype_t t = c->in[i].dtype;
+        if (t != CAIRN_F32 && t != CAIRN_U8 && t != CAIRN_I8)
+            return ir_infer_error(c, CAIRN_ERR_DTYPE, "input %d must be f32, u8 or i8, got %s",
+                                  i, t == CAIRN_DTYPE_UNDEFINED ? "nothing (no input is optional)"
+                                                                : cairn_dtype_name(t));
+    }
     BASE_TRY(fe_program(c->node, c->n_in, code, &p));
+    const cairn_dtype_t ot = (cairn_dtype_t)ir_attr_i(c->node, FUSED_ELT_OUT_TYPE);
+    if (ot != CAIRN_F32 && ot != CAIRN_U8 && ot != CAIRN_I8)
+        return ir_infer_error(c, CAIRN_ERR_DTYPE, "out_type must be f32, u8 or i8, got %lld",
+                              (long long)ot);
+    if ((ot != CAIRN_F32) != (code[3 * (p.n_instr - 1)] == EFU_QUANT))
+        return ir_infer_error(c, CAIRN_ERR_INVALID_ARGUMENT,
+                              "an 8-bit out_type goes with quant as the last instruction, and "
+                              "only with it");
+    for (int i = 0; i < c->n_in; i++) /* an 8-bit input is read by dequant alone */
+        for (int j = 0; j < p.n_instr && c->in[i].dtype != CAIRN_F32; j++) {
+            const int32_t *k = code + 3 * j;
+            const int bin = k[0] >= EFU_ADD && k[0] <= EFU_MAX;
+            if (k[0] != EFU_IMM && k[0] != EFU_DEQUANT && (k[1] == i || (bin && k[2] == i)))
+                return ir_infer_error(c, CAIRN_ERR_INVALID_ARGUMENT,
+                                      "instruction %d reads the 8-bit input %d; only dequant may",
+                                      j, i);
+        }
     ir_shape_t s = c->in[0].shape;
     for (int i = 1; i < c->n_in; i++) {
         ir_shape_t t;
@@ -113,7 +135,7 @@ cairn_status_t op_fused_eltwise_infer(ir_infer_ctx_t *c)
         s = t;
     }
     if (s.rank < 0) {
-        ir_infer_unknown(c, 0, CAIRN_F32, -1);
+        ir_infer_unknown(c, 0, ot, -1);
         return CAIRN_OK;
     }
     for (int i = 0; i < c->n_in; i++) {
@@ -130,7 +152,7 @@ cairn_status_t op_fused_eltwise_infer(ir_infer_ctx_t *c)
                                   ir_shape_str(c->graph, &s, so, sizeof so));
         }
     }
-    c->out[0].dtype = CAIRN_F32;
+    c->out[0].dtype = ot;
     c->out[0].shape = s;
     return CAIRN_OK;
 }
@@ -147,8 +169,8 @@ cairn_status_t op_fused_eltwise_exec(const ir_node_t *n, const ktensor_t *in, in
                           EFUSED_MAX_IN);
     BASE_TRY(fe_program(n, n_in, code, &p));
     for (int i = 0; i < n_in; i++)
-        fin[i] = (efused_input_t){in[i].data, kt_numel(&in[i])};
-    return efused_f32(NULL, &p, fin, out[0].data, kt_numel(&out[0]), k);
+        fin[i] = (efused_input_t){in[i].data, kt_numel(&in[i]), in[i].dtype};
+    return efused_run(NULL, &p, fin, out[0].data, out[0].dtype, kt_numel(&out[0]), k);
 }
 
 void op_fused_eltwise_cost(const ir_node_t *n, const ktensor_t *in, int n_in,

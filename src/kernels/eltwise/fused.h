@@ -13,8 +13,11 @@
  * vector variants the vmath functions that the fast unary kernels use, so
  * a fused chain gives the same bits as the ops run one by one.
  *
- * Inputs are f32 and each one is, against the output of n elements (the
- * output is dense row-major), either
+ * Inputs are f32, or 8-bit (u8 / i8) read as their integer values by
+ * EFU_DEQUANT instructions only (a DequantizeLinear fused in); the output
+ * is f32, or 8-bit when the last instruction is EFU_QUANT (a
+ * QuantizeLinear fused in). Each input is, against the output of n
+ * elements (the output is dense row-major), either
  *   - full:   n elements, element i at p[i];
  *   - scalar: 1 element, p[0] everywhere;
  *   - row:    len elements with n % len == 0, element i at p[i % len]
@@ -58,6 +61,11 @@ typedef enum efused_opc {
                     * imm[b+1] and the 8-bit type's range [imm[b+2], imm[b+3]]:
                     * q = ra / s (NaN -> 0) rounded half to even, + z, clamped; r = (q - z) * s,
                     * quant_quantize_ref's then quant_dequantize_ref's bits (a QDQ pair) */
+    EFU_DEQUANT,   /* r = (ra - imm[b]) * imm[b+1]: DequantizeLinear of an 8-bit input register
+                    * (zero point, scale), quant_dequantize_ref's bits (ra - z is exact) */
+    EFU_QUANT,     /* r = QuantizeLinear(ra) as a float: ra / imm[b] (NaN -> 0) rounded half to
+                    * even, + imm[b+1], clamped to [imm[b+2], imm[b+3]]; the last instruction of a
+                    * program with an 8-bit output (efused_run), quant_quantize_ref's value */
     EFU_OPC_COUNT
 } efused_opc_t;
 
@@ -78,11 +86,13 @@ typedef struct efused_prog {
 } efused_prog_t;
 
 typedef struct efused_input {
-    const float *p;
-    int64_t len; /* 1: scalar; n: full; else a row repeated n / len times */
+    const void *p; /* f32, or 8-bit as dt says */
+    int64_t len;   /* 1: scalar; n: full; else a row repeated n / len times */
+    cairn_dtype_t dt; /* CAIRN_U8 / CAIRN_I8, or f32 (CAIRN_F32 or left 0) */
 } efused_input_t;
 
-/* Evaluates elements [i0, i1) of the output: out[i] = program(inputs at i). */
+/* Evaluates elements [i0, i1) of the output: out[i - i0] = program(inputs
+ * at i) (out points at element i0), in f32. */
 typedef void (*efused_fn)(const efused_prog_t *prog, const efused_input_t *in, float *out,
                           int64_t n, int64_t i0, int64_t i1);
 
@@ -117,8 +127,15 @@ double efused_flops_per_element(const efused_prog_t *prog);
 
 /* The whole output (n elements), the variant's fn over blocks of elements
  * split across k's pool when large. v NULL: efused_select(). The program
- * must have passed efused_check and the inputs must satisfy the layout
- * rules above (checked: CAIRN_ERR_SHAPE otherwise). */
+ * is checked (efused_check), and the inputs must satisfy the layout rules
+ * above (CAIRN_ERR_SHAPE otherwise) and the 8-bit ones be read only by
+ * EFU_DEQUANT. out_dt CAIRN_F32, or CAIRN_U8 / CAIRN_I8 with EFU_QUANT as
+ * the last instruction (its value stored as that type; the driver runs
+ * fn into an L1 block and converts). */
+cairn_status_t efused_run(const efused_variant_t *v, const efused_prog_t *prog,
+                          const efused_input_t *in, void *out, cairn_dtype_t out_dt, int64_t n,
+                          const kctx_t *k);
+/* efused_run with an f32 output */
 cairn_status_t efused_f32(const efused_variant_t *v, const efused_prog_t *prog,
                           const efused_input_t *in, float *out, int64_t n, const kctx_t *k);
 

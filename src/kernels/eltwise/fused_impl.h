@@ -39,6 +39,30 @@
         }                                                                   \
     } while (0)
 
+/* x's 8-bit elements [0, m) as floats into d */
+static inline void kx_widen(float *restrict d, const void *x, cairn_dtype_t dt, int64_t m)
+{
+    if (dt == CAIRN_U8) {
+        const uint8_t *restrict q = x;
+        for (int64_t t = 0; t < m; t++)
+            d[t] = (float)q[t];
+    } else {
+        const int8_t *restrict q = x;
+        for (int64_t t = 0; t < m; t++)
+            d[t] = (float)q[t];
+    }
+}
+
+static inline int kx_q8(cairn_dtype_t dt) { return dt == CAIRN_U8 || dt == CAIRN_I8; }
+
+static inline V kx_quant(V x, V s, V z, V lo, V hi, V magic, V zero)
+{
+    V q = V_DIV(x, s);
+    q = V_BLEND(V_CMP_EQ(q, q), zero, q);
+    q = V_ADD(V_SUB(V_ADD(q, magic), magic), z);
+    return V_MIN(V_MAX(q, lo), hi);
+}
+
 static inline V kx_qdq(V x, V s, V z, V lo, V hi, V magic, V zero)
 {
     V q = V_DIV(x, s);
@@ -61,14 +85,24 @@ void EFUSED_FN(const efused_prog_t *p, const efused_input_t *in, float *out, int
      * that the block starting at any phase i % len is contiguous in it */
     _Alignas(64) float tile[EFUSED_MAX_IN][2 * EFUSED_BLOCK];
     const float *src[EFUSED_MAX_REGS];
+    /* an 8-bit input's values as floats: for a scalar or a short row the
+     * one element or the row first (then filled as an f32 one), a full
+     * input per block into its scratch block */
+    _Alignas(64) float wide[EFUSED_MAX_IN][EFUSED_BLOCK];
+    const float *fp[EFUSED_MAX_IN];
     for (int k = 0; k < n_in; k++) {
         const int64_t len = in[k].len;
+        fp[k] = in[k].p;
+        if (kx_q8(in[k].dt) && len < EFUSED_BLOCK) {
+            kx_widen(wide[k], in[k].p, in[k].dt, len);
+            fp[k] = wide[k];
+        }
         if (len == 1) {
             for (int t = 0; t < EFUSED_BLOCK; t++)
-                scratch[k][t] = in[k].p[0];
+                scratch[k][t] = fp[k][0];
         } else if (len < EFUSED_BLOCK) {
             for (int64_t t = 0, f = 0; t < EFUSED_BLOCK + len; t++) {
-                tile[k][t] = in[k].p[f];
+                tile[k][t] = fp[k][f];
                 if (++f == len)
                     f = 0;
             }
@@ -99,8 +133,11 @@ void EFUSED_FN(const efused_prog_t *p, const efused_input_t *in, float *out, int
                 src[k] = scratch[k];
             } else if (len < EFUSED_BLOCK) {
                 src[k] = tile[k] + i % len;
+            } else if (kx_q8(in[k].dt)) {
+                kx_widen(scratch[k], (const char *)in[k].p + i % len, in[k].dt, m);
+                src[k] = scratch[k];
             } else {
-                src[k] = in[k].p + i % len;
+                src[k] = (const float *)in[k].p + i % len;
             }
         }
         for (int j = 0; j < n_instr; j++) {
@@ -111,7 +148,7 @@ void EFUSED_FN(const efused_prog_t *p, const efused_input_t *in, float *out, int
             }
             const float *pa = src[code[3 * j + 1]];
             const float *pb = opc >= EFU_ADD && opc <= EFU_MAX ? src[b] : pa;
-            float *d = j == n_instr - 1 ? out + i : scratch[r];
+            float *d = j == n_instr - 1 ? out + (i - i0) : scratch[r];
             switch (opc) {
             case EFU_ADD: KX_LOOP(V_ADD(x, y)); break;
             case EFU_SUB: KX_LOOP(V_SUB(x, y)); break;
@@ -152,6 +189,18 @@ void EFUSED_FN(const efused_prog_t *p, const efused_input_t *in, float *out, int
                 const V vlo = V_SET1(p->imm[b + 2]), vhi = V_SET1(p->imm[b + 3]);
                 const V magic = V_SET1(12582912.0f);
                 KX_LOOP(kx_qdq(x, vs, vz, vlo, vhi, magic, vzero));
+                break;
+            }
+            case EFU_DEQUANT: {
+                const V vz = V_SET1(p->imm[b]), vs = V_SET1(p->imm[b + 1]);
+                KX_LOOP(V_MUL(V_SUB(x, vz), vs));
+                break;
+            }
+            case EFU_QUANT: {
+                const V vs = V_SET1(p->imm[b]), vz = V_SET1(p->imm[b + 1]);
+                const V vlo = V_SET1(p->imm[b + 2]), vhi = V_SET1(p->imm[b + 3]);
+                const V magic = V_SET1(12582912.0f);
+                KX_LOOP(kx_quant(x, vs, vz, vlo, vhi, magic, vzero));
                 break;
             }
             default: break;

@@ -22,7 +22,7 @@
 
 static const char *const opc_names[EFU_OPC_COUNT] = {
     "imm", "add",     "sub", "mul", "div",      "min",       "max",  "neg",  "abs", "relu", "sqrt",
-    "recip", "exp",   "log", "tanh", "sigmoid", "erf", "gelu_erf", "gelu_tanh", "clip", "leaky_relu", "qdq"};
+    "recip", "exp",   "log", "tanh", "sigmoid", "erf", "gelu_erf", "gelu_tanh", "clip", "leaky_relu", "qdq", "dequant", "quant"};
 
 const char *efused_opc_name(int opc)
 {
@@ -33,7 +33,9 @@ static int opc_binary(int opc) { return opc >= EFU_ADD && opc <= EFU_MAX; }
 /* opcodes whose b operand indexes the immediates (and how many) */
 static int opc_imm_b(int opc)
 {
-    return opc == EFU_QDQ ? 4 : opc == EFU_CLIP ? 2 : opc == EFU_LEAKY ? 1 : 0;
+    return opc == EFU_QDQ || opc == EFU_QUANT ? 4 : opc == EFU_CLIP || opc == EFU_DEQUANT ? 2
+           : opc == EFU_LEAKY                    ? 1
+                                                 : 0;
 }
 
 cairn_status_t efused_check(const efused_prog_t *p)
@@ -182,6 +184,15 @@ static float ef_eval1(int opc, float x, float y, const float *imm, int b)
         q = q < lo ? lo : q > hi ? hi : q;
         return (float)(q - z) * s;
     }
+    case EFU_DEQUANT: return (x - imm[b]) * imm[b + 1];
+    case EFU_QUANT: {
+        const float s = imm[b], z = imm[b + 1], lo = imm[b + 2], hi = imm[b + 3];
+        double q = (double)(x / s);
+        if (isnan(q))
+            q = 0;
+        q = nearbyint(q) + z;
+        return (float)(q < lo ? lo : q > hi ? hi : q);
+    }
     default: return NAN;
     }
 }
@@ -193,8 +204,12 @@ void efused_f32_ref(const efused_prog_t *p, const efused_input_t *in, float *out
     float r[EFUSED_MAX_REGS];
     const int32_t *code = p->code;
     for (int64_t i = i0; i < i1; i++) {
-        for (int k = 0; k < p->n_in; k++)
-            r[k] = in[k].p[in[k].len == 1 ? 0 : i % in[k].len];
+        for (int k = 0; k < p->n_in; k++) {
+            const int64_t e = in[k].len == 1 ? 0 : i % in[k].len;
+            r[k] = in[k].dt == CAIRN_U8   ? (float)((const uint8_t *)in[k].p)[e]
+                   : in[k].dt == CAIRN_I8 ? (float)((const int8_t *)in[k].p)[e]
+                                          : ((const float *)in[k].p)[e];
+        }
         for (int j = 0; j < p->n_instr; j++) {
             int opc = code[3 * j], a = code[3 * j + 1], b = code[3 * j + 2];
             float *d = &r[p->n_in + j];
@@ -203,7 +218,7 @@ void efused_f32_ref(const efused_prog_t *p, const efused_input_t *in, float *out
             else
                 *d = ef_eval1(opc, r[a], opc_binary(opc) ? r[b] : 0.0f, p->imm, b);
         }
-        out[i] = r[p->n_in + p->n_instr - 1];
+        out[i - i0] = r[p->n_in + p->n_instr - 1];
     }
 }
 
@@ -260,9 +275,36 @@ typedef struct ef_job {
     efused_fn fn;
     const efused_prog_t *prog;
     const efused_input_t *in;
-    float *out;
+    void *out;
+    cairn_dtype_t out_dt;
     int64_t n;
 } ef_job_t;
+
+/* elements [i0, i1): straight into an f32 output, or for an 8-bit one
+ * through a block of floats in L1 (EFU_QUANT's values: whole numbers in the
+ * type's range, converted exactly) */
+static void ef_range(const ef_job_t *j, int64_t i0, int64_t i1)
+{
+    if (j->out_dt != CAIRN_U8 && j->out_dt != CAIRN_I8) {
+        j->fn(j->prog, j->in, (float *)j->out + i0, j->n, i0, i1);
+        return;
+    }
+    enum { EF_Q8_BLOCK = 2048 };
+    _Alignas(64) float t[EF_Q8_BLOCK];
+    for (int64_t i = i0; i < i1; i += EF_Q8_BLOCK) {
+        const int64_t m = i1 - i < EF_Q8_BLOCK ? i1 - i : EF_Q8_BLOCK;
+        j->fn(j->prog, j->in, t, j->n, i, i + m);
+        if (j->out_dt == CAIRN_U8) {
+            uint8_t *restrict o = (uint8_t *)j->out + i;
+            for (int64_t e = 0; e < m; e++)
+                o[e] = (uint8_t)(int32_t)t[e];
+        } else {
+            int8_t *restrict o = (int8_t *)j->out + i;
+            for (int64_t e = 0; e < m; e++)
+                o[e] = (int8_t)(int32_t)t[e];
+        }
+    }
+}
 
 static void ef_task(void *c, size_t b, size_t e, int w)
 {
@@ -271,15 +313,25 @@ static void ef_task(void *c, size_t b, size_t e, int w)
     int64_t i0 = (int64_t)b * EF_TASK, i1 = (int64_t)e * EF_TASK;
     if (i1 > j->n)
         i1 = j->n;
-    j->fn(j->prog, j->in, j->out, j->n, i0, i1);
+    ef_range(j, i0, i1);
 }
 
-cairn_status_t efused_f32(const efused_variant_t *v, const efused_prog_t *prog,
-                          const efused_input_t *in, float *out, int64_t n, const kctx_t *k)
+cairn_status_t efused_run(const efused_variant_t *v, const efused_prog_t *prog,
+                          const efused_input_t *in, void *out, cairn_dtype_t out_dt, int64_t n,
+                          const kctx_t *k)
 {
     if (!v)
         v = efused_select();
     BASE_TRY(efused_check(prog));
+    const int q8_out = out_dt == CAIRN_U8 || out_dt == CAIRN_I8;
+    if (!q8_out && out_dt != CAIRN_F32)
+        return base_error(CAIRN_ERR_DTYPE, "fused elementwise: the output must be f32, u8 or "
+                          "i8, not %s", cairn_dtype_name(out_dt));
+    if (q8_out != (prog->code[3 * (prog->n_instr - 1)] == EFU_QUANT))
+        return base_error(CAIRN_ERR_INVALID_ARGUMENT,
+                          "fused elementwise: %s", q8_out ? "an 8-bit output needs a quant as "
+                          "the last instruction" : "a quant as the last instruction needs an "
+                          "8-bit output");
     if (n <= 0)
         return CAIRN_OK;
     for (int i = 0; i < prog->n_in; i++) {
@@ -289,12 +341,28 @@ cairn_status_t efused_f32(const efused_variant_t *v, const efused_prog_t *prog,
                               "fused elementwise: input %d has %lld elements, which is neither "
                               "1, the output's %lld, nor a row that repeats in it",
                               i, (long long)len, (long long)n);
+        if (in[i].dt != CAIRN_U8 && in[i].dt != CAIRN_I8)
+            continue;
+        for (int jj = 0; jj < prog->n_instr; jj++) { /* 8-bit: read by dequant alone */
+            const int32_t *c = prog->code + 3 * jj;
+            const int reads = c[0] != EFU_IMM && (c[1] == i || (opc_binary(c[0]) && c[2] == i));
+            if (reads && c[0] != EFU_DEQUANT)
+                return base_error(CAIRN_ERR_INVALID_ARGUMENT,
+                                  "fused elementwise: instruction %d (%s) reads the 8-bit input "
+                                  "r%d; only dequant may", jj, opc_names[c[0]], i);
+        }
     }
-    ef_job_t j = {v->fn, prog, in, out, n};
+    ef_job_t j = {v->fn, prog, in, out, out_dt, n};
     size_t tasks = (size_t)((n + EF_TASK - 1) / EF_TASK);
     if (tasks == 1 || !k || !k->pool)
-        j.fn(prog, in, out, n, 0, n);
+        ef_range(&j, 0, n);
     else
         base_pool_parallel_for_1d(k->pool, tasks, 1, ef_task, &j);
     return CAIRN_OK;
+}
+
+cairn_status_t efused_f32(const efused_variant_t *v, const efused_prog_t *prog,
+                          const efused_input_t *in, float *out, int64_t n, const kctx_t *k)
+{
+    return efused_run(v, prog, in, out, CAIRN_F32, n, k);
 }
