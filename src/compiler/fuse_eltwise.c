@@ -20,7 +20,12 @@
  * x*x, which the unfused kernel also uses), Relu, Neg, Abs, Sqrt,
  * Reciprocal, Exp, Log, Tanh, Sigmoid, Erf, Gelu, Clip with constant (or
  * absent) bounds, LeakyRelu, and the one-instruction qdq nodes that
- * fuse_qdq makes of QuantizeLinear -> DequantizeLinear pairs. Each input must be, against the node's
+ * fuse_qdq makes of QuantizeLinear -> DequantizeLinear pairs; and, with
+ * constant per-tensor parameters, DequantizeLinear of an 8-bit tensor (the
+ * group reads the 8-bit tensor: a dequant instruction) and QuantizeLinear
+ * as the group's root (its output 8-bit: quant), so that a QDQ model's
+ * residual sums and onnxruntime's QLinearAdd / QLinearMul become one pass
+ * over 8-bit data. Each input must be, against the node's
  * output, of the same shape, a scalar, or a row (trailing dims); scalar
  * constants become immediates of the program. Anything else (integer or
  * f16 types, column or mixed broadcasts, other Pow exponents, Where) is
@@ -124,7 +129,30 @@ static int fe_clip_bound(const ir_graph_t *g, const ir_node_t *n, int i, float d
 }
 
 /* Node ni is fusable: fills *fi. */
-static int fe_classify(const rw_t *r, int ni, fe_info_t *fi)
+/* A DequantizeLinear / QuantizeLinear node's constant scalar scale and
+ * zero point (absent: 0) of the 8-bit type qt; 0 when not per tensor. */
+static int fe_q_params(const ir_graph_t *g, const ir_node_t *n, cairn_dtype_t qt, float *s,
+                       float *z)
+{
+    double d;
+    if (n->n_inputs < 2 || g->values[n->inputs[1]].type.dtype != CAIRN_F32 ||
+        !rw_const_scalar(g, n->inputs[1], &d))
+        return 0;
+    *s = (float)d, *z = 0;
+    if (n->n_inputs < 3 || n->inputs[2] < 0)
+        return 1;
+    const ir_value_t *zv = &g->values[n->inputs[2]];
+    if (zv->type.dtype != qt || zv->kind != IR_VALUE_CONSTANT || !zv->data ||
+        ir_shape_numel(&zv->type.shape) != 1)
+        return 0;
+    *z = qt == CAIRN_U8 ? (float)*(const uint8_t *)zv->data : (float)*(const int8_t *)zv->data;
+    return 1;
+}
+
+static int fe_q8(cairn_dtype_t t) { return t == CAIRN_U8 || t == CAIRN_I8; }
+
+/* root: n would be the group's root, where a QuantizeLinear may end it */
+static int fe_classify(const rw_t *r, int ni, int root, fe_info_t *fi)
 {
     const ir_graph_t *g = r->g;
     const ir_node_t *n = &g->nodes[ni];
@@ -132,7 +160,34 @@ static int fe_classify(const rw_t *r, int ni, fe_info_t *fi)
     if (r->dead[ni] || n->n_outputs != 1)
         return 0;
     const ir_type_t *ot = &g->values[n->outputs[0]].type;
-    if (ot->dtype != CAIRN_F32 || !fe_definite(&ot->shape))
+    if (!fe_definite(&ot->shape))
+        return 0;
+    if (n->op == IR_OP_QuantizeLinear || n->op == IR_OP_DequantizeLinear) {
+        /* per tensor, constant parameters: a DequantizeLinear of an 8-bit
+         * input (dequant), a QuantizeLinear ending the group (quant, the
+         * group's output then 8-bit) */
+        const int q = n->op == IR_OP_QuantizeLinear;
+        const cairn_dtype_t xt = g->values[n->inputs[0]].type.dtype;
+        const cairn_dtype_t qt = q ? ot->dtype : xt;
+        if ((q && (!root || xt != CAIRN_F32)) || !fe_q8(qt) || (!q && ot->dtype != CAIRN_F32) ||
+            !fe_input_ok(&g->values[n->inputs[0]].type.shape, &ot->shape) ||
+            !ir_shape_equal(&g->values[n->inputs[0]].type.shape, &ot->shape))
+            return 0;
+        float s, z;
+        if (!fe_q_params(g, n, qt, &s, &z))
+            return 0;
+        fi->opc = q ? EFU_QUANT : EFU_DEQUANT, fi->n_data = 1;
+        if (q) {
+            fi->n_imm = 4;
+            fi->imm[0] = s, fi->imm[1] = z;
+            fi->imm[2] = qt == CAIRN_U8 ? 0.0f : -128.0f, fi->imm[3] = qt == CAIRN_U8 ? 255.0f : 127.0f;
+        } else {
+            fi->n_imm = 2;
+            fi->imm[0] = z, fi->imm[1] = s;
+        }
+        return 1;
+    }
+    if (ot->dtype != CAIRN_F32)
         return 0;
     int opc = fe_binary_opc(n->op);
     if (opc >= 0) {
@@ -319,7 +374,7 @@ static cairn_status_t fe_fuse_from(rw_t *r, int root)
     const ir_graph_t *g = r->g;
     fe_group_t G;
     memset(&G, 0, sizeof G);
-    if (!fe_classify(r, root, &G.info[0]))
+    if (!fe_classify(r, root, 1, &G.info[0]))
         return CAIRN_OK;
     G.nodes[0] = root;
     G.n = 1;
@@ -332,7 +387,7 @@ static cairn_status_t fe_fuse_from(rw_t *r, int root)
             int p = rw_producer(r, v, -1);
             if (p < 0 || fe_member(&G, p) >= 0 || r->uses[v] != 1 || r->is_out[v] ||
                 !ir_shape_equal(&g->values[v].type.shape, os) ||
-                !fe_classify(r, p, &G.info[G.n]))
+                !fe_classify(r, p, 0, &G.info[G.n]))
                 continue;
             G.nodes[G.n++] = p;
             fe_group_t trial = G;
@@ -342,11 +397,13 @@ static cairn_status_t fe_fuse_from(rw_t *r, int root)
     }
     if (G.n < 2 || !fe_build(g, &G) || !rw_group_closed(r, root, G.nodes, G.n))
         return CAIRN_OK;
-    cairn_attr_t attrs[2];
+    cairn_attr_t attrs[3];
     int na = 0;
     attrs[na++] = cairn_attr_ints("program", G.code, (size_t)(3 * G.n_instr));
     if (G.n_imm)
         attrs[na++] = cairn_attr_floats("imms", G.imm, (size_t)G.n_imm);
+    if (G.info[0].opc == EFU_QUANT) /* the root is a QuantizeLinear: an 8-bit output */
+        attrs[na++] = cairn_attr_int("out_type", g->values[g->nodes[root].outputs[0]].type.dtype);
     return rw_try_replace(r, root, IR_OP_FusedElementwise, G.inputs, G.n_in, attrs, na, G.nodes,
                           G.n);
 }

@@ -657,6 +657,50 @@ static void test_fuse_qlinearmatmul(cairn_dtype_t bt, cairn_dtype_t yt, int per_
     cairn_graph_destroy(g);
 }
 
+/* fuse_eltwise over 8-bit data: Q(x) and Q(x2) (u8), then
+ * DequantizeLinear of both -> Add -> Relu -> QuantizeLinear (i8) ->
+ * DequantizeLinear, as a QDQ residual or onnxruntime's QLinearAdd reads:
+ * the two DequantizeLinear, the Add, the Relu and the QuantizeLinear one
+ * FusedElementwise with u8 inputs and an i8 output (dequant ... quant),
+ * the same bits as the ops one by one. */
+static void test_fuse_eltwise_q8(void)
+{
+    cairn_graph_t *g;
+    CHECK_OK(cairn_graph_create(&g));
+    int64_t dx[2] = {37, 53};
+    cairn_value_id x, x2;
+    CHECK_OK(cairn_graph_add_input(g, "x", CAIRN_F32, 2, dx, NULL, &x));
+    CHECK_OK(cairn_graph_add_input(g, "x2", CAIRN_F32, 2, dx, NULL, &x2));
+    cairn_value_id qa[3] = {x, scalar(g, "a/scale", 0.02f), zero_point(g, "a/zp", CAIRN_U8, 128)};
+    cairn_value_id qb[3] = {x2, scalar(g, "b/scale", 0.01f), zero_point(g, "b/zp", CAIRN_U8, 120)};
+    cairn_value_id a8 = node(g, "QuantizeLinear", "a/Q", qa, 3, NULL, 0);
+    cairn_value_id b8 = node(g, "QuantizeLinear", "b/Q", qb, 3, NULL, 0);
+    qa[0] = a8, qb[0] = b8;
+    cairn_value_id af = node(g, "DequantizeLinear", "a/DQ", qa, 3, NULL, 0);
+    cairn_value_id bf = node(g, "DequantizeLinear", "b/DQ", qb, 3, NULL, 0);
+    cairn_value_id y = bin(g, "Add", "add", af, bf);
+    y = node(g, "Relu", "relu", &y, 1, NULL, 0);
+    cairn_value_id qy[3] = {y, scalar(g, "y/scale", 0.015f), zero_point(g, "y/zp", CAIRN_I8, -128)};
+    qy[0] = node(g, "QuantizeLinear", "y/Q", qy, 3, NULL, 0);
+    y = node(g, "DequantizeLinear", "y/DQ", qy, 3, NULL, 0);
+    CHECK_OK(cairn_graph_mark_output(g, y));
+    ir_graph_t *cg = compiled(g, "fuse_eltwise");
+    const ir_node_t *n = find_op(cg, IR_OP_FusedElementwise);
+    CHECK(n && count_op(cg, IR_OP_FusedElementwise) == 1 && count_op(cg, IR_OP_Add) == 0 &&
+          count_op(cg, IR_OP_Relu) == 0 && count_op(cg, IR_OP_QuantizeLinear) == 2 &&
+          count_op(cg, IR_OP_DequantizeLinear) == 1);
+    CHECK(n && n->n_inputs == 2 && cg->values[n->inputs[0]].type.dtype == CAIRN_U8 &&
+          cg->values[n->inputs[1]].type.dtype == CAIRN_U8 &&
+          cg->values[n->outputs[0]].type.dtype == CAIRN_I8 && has_source(n, "y/Q") &&
+          has_source(n, "a/DQ") && has_source(n, "b/DQ"));
+    ir_graph_destroy(cg);
+    int64_t dims[2][CAIRN_MAX_RANK] = {{37, 53}, {37, 53}};
+    int ranks[2] = {2, 2};
+    compare_runs(g, "fuse_eltwise", 2, dims, ranks, 0);
+    compare_runs(g, "all", 2, dims, ranks, 0);
+    cairn_graph_destroy(g);
+}
+
 /* Pairs alone (no GEMM): the qdq opcode gives the pairs' bits exactly;
  * pairs that differ (another scale) or whose 8-bit tensor is read twice
  * stay as written. */
@@ -847,6 +891,7 @@ int main(void)
     test_fuse_qlinearmatmul(CAIRN_I8, CAIRN_U8, 0);
     test_fuse_qlinearmatmul(CAIRN_U8, CAIRN_I8, 0);
     test_fuse_qlinearmatmul(CAIRN_I8, CAIRN_U8, 1);
+    test_fuse_eltwise_q8();
     test_fuse_qdq_conv(1, 0);
     test_fuse_qdq_conv(0, 0);
     test_fuse_qdq_conv(1, 1);

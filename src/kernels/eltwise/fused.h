@@ -92,9 +92,10 @@ typedef struct efused_input {
 } efused_input_t;
 
 /* Evaluates elements [i0, i1) of the output: out[i - i0] = program(inputs
- * at i) (out points at element i0), in f32. */
-typedef void (*efused_fn)(const efused_prog_t *prog, const efused_input_t *in, float *out,
-                          int64_t n, int64_t i0, int64_t i1);
+ * at i) (out points at element i0), stored as out_dt: f32, or u8 / i8 when
+ * the last instruction is a quant (its whole values in the type's range). */
+typedef void (*efused_fn)(const efused_prog_t *prog, const efused_input_t *in, void *out,
+                          cairn_dtype_t out_dt, int64_t n, int64_t i0, int64_t i1);
 
 typedef struct efused_variant {
     const char *name;
@@ -130,8 +131,7 @@ double efused_flops_per_element(const efused_prog_t *prog);
  * is checked (efused_check), and the inputs must satisfy the layout rules
  * above (CAIRN_ERR_SHAPE otherwise) and the 8-bit ones be read only by
  * EFU_DEQUANT. out_dt CAIRN_F32, or CAIRN_U8 / CAIRN_I8 with EFU_QUANT as
- * the last instruction (its value stored as that type; the driver runs
- * fn into an L1 block and converts). */
+ * the last instruction (its value stored as that type). */
 cairn_status_t efused_run(const efused_variant_t *v, const efused_prog_t *prog,
                           const efused_input_t *in, void *out, cairn_dtype_t out_dt, int64_t n,
                           const kctx_t *k);
@@ -140,11 +140,11 @@ cairn_status_t efused_f32(const efused_variant_t *v, const efused_prog_t *prog,
                           const efused_input_t *in, float *out, int64_t n, const kctx_t *k);
 
 /* The reference: one element at a time, float libm (unary.c's formulas). */
-void efused_f32_ref(const efused_prog_t *prog, const efused_input_t *in, float *out, int64_t n,
-                    int64_t i0, int64_t i1);
-void efused_f32_avx2(const efused_prog_t *prog, const efused_input_t *in, float *out, int64_t n,
-                     int64_t i0, int64_t i1);
-void efused_f32_avx512(const efused_prog_t *prog, const efused_input_t *in, float *out,
-                       int64_t n, int64_t i0, int64_t i1);
+void efused_f32_ref(const efused_prog_t *prog, const efused_input_t *in, void *out,
+                    cairn_dtype_t out_dt, int64_t n, int64_t i0, int64_t i1);
+void efused_f32_avx2(const efused_prog_t *prog, const efused_input_t *in, void *out,
+                     cairn_dtype_t out_dt, int64_t n, int64_t i0, int64_t i1);
+void efused_f32_avx512(const efused_prog_t *prog, const efused_input_t *in, void *out,
+                       cairn_dtype_t out_dt, int64_t n, int64_t i0, int64_t i1);
 
 #endif

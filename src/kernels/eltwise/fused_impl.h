@@ -39,17 +39,43 @@
         }                                                                   \
     } while (0)
 
-/* x's 8-bit elements [0, m) as floats into d */
+/* x's 8-bit elements [0, m) as floats into d (KX_WIDEN_U8 / _I8: VLEN of
+ * them from the ISA file) */
 static inline void kx_widen(float *restrict d, const void *x, cairn_dtype_t dt, int64_t m)
 {
+    int64_t t = 0;
     if (dt == CAIRN_U8) {
         const uint8_t *restrict q = x;
-        for (int64_t t = 0; t < m; t++)
+        for (; t + VLEN <= m; t += VLEN)
+            V_STORE(d + t, KX_WIDEN_U8(q + t));
+        for (; t < m; t++)
             d[t] = (float)q[t];
     } else {
         const int8_t *restrict q = x;
-        for (int64_t t = 0; t < m; t++)
+        for (; t + VLEN <= m; t += VLEN)
+            V_STORE(d + t, KX_WIDEN_I8(q + t));
+        for (; t < m; t++)
             d[t] = (float)q[t];
+    }
+}
+
+/* s's m floats (whole numbers in the type's range: a quant's values) as u8
+ * / i8 into o (KX_NARROW_U8 / _I8: VLEN of them from the ISA file) */
+static inline void kx_narrow(void *o, cairn_dtype_t dt, const float *restrict s, int64_t m)
+{
+    int64_t t = 0;
+    if (dt == CAIRN_U8) {
+        uint8_t *restrict q = o;
+        for (; t + VLEN <= m; t += VLEN)
+            KX_NARROW_U8(q + t, V_LOAD(s + t));
+        for (; t < m; t++)
+            q[t] = (uint8_t)(int32_t)s[t];
+    } else {
+        int8_t *restrict q = o;
+        for (; t + VLEN <= m; t += VLEN)
+            KX_NARROW_I8(q + t, V_LOAD(s + t));
+        for (; t < m; t++)
+            q[t] = (int8_t)(int32_t)s[t];
     }
 }
 
@@ -72,8 +98,8 @@ static inline V kx_qdq(V x, V s, V z, V lo, V hi, V magic, V zero)
     return V_MUL(V_SUB(q, z), s);
 }
 
-void EFUSED_FN(const efused_prog_t *p, const efused_input_t *in, float *out, int64_t n,
-               int64_t i0, int64_t i1)
+void EFUSED_FN(const efused_prog_t *p, const efused_input_t *in, void *out, cairn_dtype_t out_dt,
+               int64_t n, int64_t i0, int64_t i1)
 {
     (void)n;
     const int n_in = p->n_in, n_instr = p->n_instr;
@@ -148,7 +174,9 @@ void EFUSED_FN(const efused_prog_t *p, const efused_input_t *in, float *out, int
             }
             const float *pa = src[code[3 * j + 1]];
             const float *pb = opc >= EFU_ADD && opc <= EFU_MAX ? src[b] : pa;
-            float *d = j == n_instr - 1 ? out + (i - i0) : scratch[r];
+            /* the last instruction straight into an f32 output; an 8-bit
+             * output's block through its scratch, narrowed after */
+            float *d = j == n_instr - 1 && !kx_q8(out_dt) ? (float *)out + (i - i0) : scratch[r];
             switch (opc) {
             case EFU_ADD: KX_LOOP(V_ADD(x, y)); break;
             case EFU_SUB: KX_LOOP(V_SUB(x, y)); break;
@@ -207,6 +235,8 @@ void EFUSED_FN(const efused_prog_t *p, const efused_input_t *in, float *out, int
             }
             src[r] = d;
         }
+        if (kx_q8(out_dt))
+            kx_narrow((char *)out + (i - i0), out_dt, scratch[n_in + n_instr - 1], m);
         i += m;
     }
 }

@@ -197,8 +197,8 @@ static float ef_eval1(int opc, float x, float y, const float *imm, int b)
     }
 }
 
-void efused_f32_ref(const efused_prog_t *p, const efused_input_t *in, float *out, int64_t n,
-                    int64_t i0, int64_t i1)
+void efused_f32_ref(const efused_prog_t *p, const efused_input_t *in, void *out,
+                    cairn_dtype_t out_dt, int64_t n, int64_t i0, int64_t i1)
 {
     (void)n;
     float r[EFUSED_MAX_REGS];
@@ -218,7 +218,13 @@ void efused_f32_ref(const efused_prog_t *p, const efused_input_t *in, float *out
             else
                 *d = ef_eval1(opc, r[a], opc_binary(opc) ? r[b] : 0.0f, p->imm, b);
         }
-        out[i - i0] = r[p->n_in + p->n_instr - 1];
+        const float y = r[p->n_in + p->n_instr - 1];
+        if (out_dt == CAIRN_U8)
+            ((uint8_t *)out)[i - i0] = (uint8_t)(int32_t)y;
+        else if (out_dt == CAIRN_I8)
+            ((int8_t *)out)[i - i0] = (int8_t)(int32_t)y;
+        else
+            ((float *)out)[i - i0] = y;
     }
 }
 
@@ -280,30 +286,11 @@ typedef struct ef_job {
     int64_t n;
 } ef_job_t;
 
-/* elements [i0, i1): straight into an f32 output, or for an 8-bit one
- * through a block of floats in L1 (EFU_QUANT's values: whole numbers in the
- * type's range, converted exactly) */
+/* elements [i0, i1) */
 static void ef_range(const ef_job_t *j, int64_t i0, int64_t i1)
 {
-    if (j->out_dt != CAIRN_U8 && j->out_dt != CAIRN_I8) {
-        j->fn(j->prog, j->in, (float *)j->out + i0, j->n, i0, i1);
-        return;
-    }
-    enum { EF_Q8_BLOCK = 2048 };
-    _Alignas(64) float t[EF_Q8_BLOCK];
-    for (int64_t i = i0; i < i1; i += EF_Q8_BLOCK) {
-        const int64_t m = i1 - i < EF_Q8_BLOCK ? i1 - i : EF_Q8_BLOCK;
-        j->fn(j->prog, j->in, t, j->n, i, i + m);
-        if (j->out_dt == CAIRN_U8) {
-            uint8_t *restrict o = (uint8_t *)j->out + i;
-            for (int64_t e = 0; e < m; e++)
-                o[e] = (uint8_t)(int32_t)t[e];
-        } else {
-            int8_t *restrict o = (int8_t *)j->out + i;
-            for (int64_t e = 0; e < m; e++)
-                o[e] = (int8_t)(int32_t)t[e];
-        }
-    }
+    const size_t es = j->out_dt == CAIRN_U8 || j->out_dt == CAIRN_I8 ? 1 : sizeof(float);
+    j->fn(j->prog, j->in, (char *)j->out + (size_t)i0 * es, j->out_dt, j->n, i0, i1);
 }
 
 static void ef_task(void *c, size_t b, size_t e, int w)

@@ -12,6 +12,20 @@
 #include "kernels/eltwise/fast_impl.h"
 /* and the fused-program evaluator (fused.h) */
 #define EFUSED_FN efused_f32_avx2
+#define KX_WIDEN_U8(p) \
+    _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)(const void *)(p))))
+#define KX_WIDEN_I8(p) \
+    _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(_mm_loadl_epi64((const __m128i *)(const void *)(p))))
+/* 8 whole numbers in [0, 255] (u8) or [-128, 127] (i8): packed with
+ * saturation, which leaves them as they are */
+#define KX_NARROW_U8(p, v) kx_narrow8((p), (v), 1)
+#define KX_NARROW_I8(p, v) kx_narrow8((p), (v), 0)
+static inline void kx_narrow8(void *p, __m256 v, int u8)
+{
+    const __m256i q = _mm256_cvtps_epi32(v);
+    const __m128i w = _mm_packs_epi32(_mm256_castsi256_si128(q), _mm256_extracti128_si256(q, 1));
+    _mm_storel_epi64((__m128i *)p, u8 ? _mm_packus_epi16(w, w) : _mm_packs_epi16(w, w));
+}
 #define KX_SQRT _mm256_sqrt_ps
 #define KX_XOR _mm256_xor_ps
 #include "kernels/eltwise/fused_impl.h"

@@ -12,6 +12,14 @@
 #include "kernels/eltwise/fast_impl.h"
 /* and the fused-program evaluator (fused.h) */
 #define EFUSED_FN efused_f32_avx512
+#define KX_WIDEN_U8(p) \
+    _mm512_cvtepi32_ps(_mm512_cvtepu8_epi32(_mm_loadu_si128((const __m128i *)(const void *)(p))))
+#define KX_WIDEN_I8(p) \
+    _mm512_cvtepi32_ps(_mm512_cvtepi8_epi32(_mm_loadu_si128((const __m128i *)(const void *)(p))))
+#define KX_NARROW_U8(p, v) \
+    _mm_storeu_si128((__m128i *)(void *)(p), _mm512_cvtusepi32_epi8(_mm512_cvtps_epi32(v)))
+#define KX_NARROW_I8(p, v) \
+    _mm_storeu_si128((__m128i *)(void *)(p), _mm512_cvtsepi32_epi8(_mm512_cvtps_epi32(v)))
 #define KX_SQRT _mm512_sqrt_ps
 #define KX_XOR _mm512_xor_ps
 #include "kernels/eltwise/fused_impl.h"
