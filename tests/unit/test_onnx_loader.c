@@ -606,7 +606,8 @@ static Onnx__NodeProto *ms_node(const char *op, const char *name, const char *co
 static void init_raw(const char *name, int dtype, int rank, const int64_t *dims, const void *v,
                      size_t bytes)
 {
-    Onnx__TensorProto *t = tensor_f32(name, rank, dims, NULL, 0);
+    static const int64_t scalar_dims[1] = {0};
+    Onnx__TensorProto *t = tensor_f32(name, rank, dims ? dims : scalar_dims, NULL, 0);
     t->data_type = dtype;
     t->has_raw_data = 1;
     t->raw_data.len = bytes;
