@@ -91,11 +91,7 @@ static inline V kx_quant(V x, V s, V z, V lo, V hi, V magic, V zero)
 
 static inline V kx_qdq(V x, V s, V z, V lo, V hi, V magic, V zero)
 {
-    V q = V_DIV(x, s);
-    q = V_BLEND(V_CMP_EQ(q, q), zero, q);
-    q = V_ADD(V_SUB(V_ADD(q, magic), magic), z);
-    q = V_MIN(V_MAX(q, lo), hi);
-    return V_MUL(V_SUB(q, z), s);
+    return V_MUL(V_SUB(kx_quant(x, s, z, lo, hi, magic, zero), z), s);
 }
 
 void EFUSED_FN(const efused_prog_t *p, const efused_input_t *in, void *out, cairn_dtype_t out_dt,
@@ -209,26 +205,23 @@ void EFUSED_FN(const efused_prog_t *p, const efused_input_t *in, void *out, cair
                 KX_LOOP(V_BLEND(V_CMP_LT(x, vzero), x, V_MUL(va, x)));
                 break;
             }
-            case EFU_QDQ: {
+            case EFU_QDQ:
+            case EFU_QUANT: {
                 /* q = x / s, NaN -> 0, rounded half to even by adding and
                  * subtracting 1.5 2^23 (exact below 2^22; any larger |q|
-                 * saturates either way), + z, clamped; (q - z) * s */
+                 * saturates either way), + z, clamped; qdq: (q - z) * s */
                 const V vs = V_SET1(p->imm[b]), vz = V_SET1(p->imm[b + 1]);
                 const V vlo = V_SET1(p->imm[b + 2]), vhi = V_SET1(p->imm[b + 3]);
                 const V magic = V_SET1(12582912.0f);
-                KX_LOOP(kx_qdq(x, vs, vz, vlo, vhi, magic, vzero));
+                if (opc == EFU_QDQ)
+                    KX_LOOP(kx_qdq(x, vs, vz, vlo, vhi, magic, vzero));
+                else
+                    KX_LOOP(kx_quant(x, vs, vz, vlo, vhi, magic, vzero));
                 break;
             }
             case EFU_DEQUANT: {
                 const V vz = V_SET1(p->imm[b]), vs = V_SET1(p->imm[b + 1]);
                 KX_LOOP(V_MUL(V_SUB(x, vz), vs));
-                break;
-            }
-            case EFU_QUANT: {
-                const V vs = V_SET1(p->imm[b]), vz = V_SET1(p->imm[b + 1]);
-                const V vlo = V_SET1(p->imm[b + 2]), vhi = V_SET1(p->imm[b + 3]);
-                const V magic = V_SET1(12582912.0f);
-                KX_LOOP(kx_quant(x, vs, vz, vlo, vhi, magic, vzero));
                 break;
             }
             default: break;

@@ -146,6 +146,17 @@ double efused_flops_per_element(const efused_prog_t *p)
 #define EF_SQRT_2_OVER_PI 0.79788456080286535588
 
 /* One instruction on scalars: the f32 formulas of unary.c and ref.c. */
+/* quant_quantize_ref's rule for q (imm: scale, zero point, low, high): the
+ * f32 quotient, NaN -> 0, nearbyint, + z, saturated; a whole number */
+static float ef_quant(float x, const float *q)
+{
+    double v = (double)(x / q[0]);
+    if (isnan(v))
+        v = 0;
+    v = nearbyint(v) + q[1];
+    return (float)(v < q[2] ? q[2] : v > q[3] ? q[3] : v);
+}
+
 static float ef_eval1(int opc, float x, float y, const float *imm, int b)
 {
     switch (opc) {
@@ -173,26 +184,10 @@ static float ef_eval1(int opc, float x, float y, const float *imm, int b)
         return x < lo ? (lo > hi ? hi : lo) : (x > hi ? hi : x);
     }
     case EFU_LEAKY: return x < 0 ? imm[b] * x : x;
-    case EFU_QDQ: {
-        /* quant_quantize_ref's rule: the f32 quotient, NaN -> 0, nearbyint, + z,
-         * saturated; then quant_dequantize_ref's (q - z) * s */
-        const float s = imm[b], z = imm[b + 1], lo = imm[b + 2], hi = imm[b + 3];
-        double q = (double)(x / s);
-        if (isnan(q))
-            q = 0;
-        q = nearbyint(q) + z;
-        q = q < lo ? lo : q > hi ? hi : q;
-        return (float)(q - z) * s;
-    }
+    case EFU_QDQ: /* the quant, then quant_dequantize_ref's (q - z) * s */
+        return (ef_quant(x, imm + b) - imm[b + 1]) * imm[b];
     case EFU_DEQUANT: return (x - imm[b]) * imm[b + 1];
-    case EFU_QUANT: {
-        const float s = imm[b], z = imm[b + 1], lo = imm[b + 2], hi = imm[b + 3];
-        double q = (double)(x / s);
-        if (isnan(q))
-            q = 0;
-        q = nearbyint(q) + z;
-        return (float)(q < lo ? lo : q > hi ? hi : q);
-    }
+    case EFU_QUANT: return ef_quant(x, imm + b);
     default: return NAN;
     }
 }
