@@ -15,6 +15,7 @@
  */
 #include "base/alloc.h"
 #include "base/dtype.h"
+#include "base/threadpool.h"
 #include "ir/op_table.h"
 #include "ir/ops/fused.h"
 #include "kernels/conv/conv.h"
@@ -786,6 +787,49 @@ static size_t convint_route_ws(int route, const conv_params_t *kp, const ktensor
            conv_f32_workspace(kp);
 }
 
+/* the grouped route's passes, on the pool in pieces of CI_PIECE elements:
+ * x - xz as f32 (widen), or the f32 sums, whole numbers, as int32 */
+#define CI_PIECE 65536
+typedef struct ci_pass {
+    const void *src;
+    void *dst;
+    int64_t n;
+    cairn_dtype_t xt; /* widen: u8 / i8; CAIRN_F32: the sums to int32 */
+    int32_t xz;
+} ci_pass_t;
+
+static void ci_pass_task(void *ctx, size_t b, size_t e, int worker)
+{
+    (void)worker;
+    const ci_pass_t *j = ctx;
+    const int64_t i0 = (int64_t)b * CI_PIECE, i1 = (int64_t)e * CI_PIECE < j->n
+                                                      ? (int64_t)e * CI_PIECE
+                                                      : j->n;
+    if (j->xt == CAIRN_F32) {
+        const float *restrict s = j->src;
+        int32_t *restrict d = j->dst;
+        for (int64_t i = i0; i < i1; i++)
+            d[i] = (int32_t)s[i];
+    } else if (j->xt == CAIRN_U8) {
+        const uint8_t *restrict s = j->src;
+        float *restrict d = j->dst;
+        for (int64_t i = i0; i < i1; i++)
+            d[i] = (float)((int32_t)s[i] - j->xz);
+    } else {
+        const int8_t *restrict s = j->src;
+        float *restrict d = j->dst;
+        for (int64_t i = i0; i < i1; i++)
+            d[i] = (float)((int32_t)s[i] - j->xz);
+    }
+}
+
+static void ci_pass(const kctx_t *k, const ci_pass_t *j)
+{
+    const size_t pieces = (size_t)((j->n + CI_PIECE - 1) / CI_PIECE);
+    base_pool_parallel_for_1d(k && k->pool && k->threads > 1 && pieces > 1 ? k->pool : NULL,
+                              pieces, 1, ci_pass_task, (void *)j);
+}
+
 /* the exact sums into acc (ny int32) by the route */
 static cairn_status_t convint_sums(int route, const conv_params_t *kp, const ktensor_t *X,
                                    const ktensor_t *W, const ktensor_t *xzt,
@@ -806,26 +850,19 @@ static cairn_status_t convint_sums(int route, const conv_params_t *kp, const kte
     char *cws = (char *)ws + base_round_up((size_t)(nx + nw + ny) * sizeof(float), BASE_ALIGN);
     const int32_t xz = xzt ? q_load(xzt->data, X->dtype, 0) : 0;
     const int wzv = wzt && kt_numel(wzt) > 1;
-    /* x - xz and w - wz[m] as f32, in loops of one type each (they
-     * vectorise; an element-by-element q_load cost more than the
+    /* x - xz and w - wz[m] as f32, x in loops of one type each on the pool
+     * (they vectorise; an element-by-element q_load cost more than the
      * depthwise convolution itself) */
-    if (X->dtype == CAIRN_U8) {
-        const uint8_t *restrict xs = X->data;
-        for (int64_t i = 0; i < nx; i++)
-            xf[i] = (float)((int32_t)xs[i] - xz);
-    } else {
-        const int8_t *restrict xs = X->data;
-        for (int64_t i = 0; i < nx; i++)
-            xf[i] = (float)((int32_t)xs[i] - xz);
-    }
+    const ci_pass_t wx = {X->data, xf, nx, X->dtype, xz};
+    ci_pass(k, &wx);
     for (int64_t m = 0; m < M; m++) {
         const int32_t wz = wzt ? q_load(wzt->data, W->dtype, wzv ? m : 0) : 0;
         for (int64_t i = m * per_m; i < (m + 1) * per_m; i++)
             wf[i] = (float)(q_load(W->data, W->dtype, i) - wz);
     }
     BASE_TRY(conv_f32(k, kp, xf, wf, NULL, NULL, yf, cws, conv_f32_workspace(kp)));
-    for (int64_t i = 0; i < ny; i++)
-        acc[i] = (int32_t)yf[i];
+    const ci_pass_t ty = {yf, acc, ny, CAIRN_F32, 0};
+    ci_pass(k, &ty);
     return CAIRN_OK;
 }
 
