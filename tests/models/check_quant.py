@@ -19,6 +19,7 @@ Exit 0 pass, 1 mismatch or failure.
 """
 import argparse
 import os
+import shutil
 import sys
 
 import numpy as np
@@ -60,10 +61,16 @@ def main():
     logging.getLogger().setLevel(logging.ERROR)  # quantize_static's pre-processing advice
     ort.set_default_logger_severity(3)  # onnxruntime's notes on unused initializers
 
-    a.model, a.cairn = os.path.abspath(a.model), os.path.abspath(a.cairn)
+    a.cairn = os.path.abspath(a.cairn)
     os.makedirs(a.work, exist_ok=True)
     a.work = os.path.abspath(a.work)
-    os.chdir(a.work)  # whatever the quantiser writes beside it stays in this test's folder
+    os.chdir(a.work)
+    # quantize_static writes NAME-inferred.onnx beside the model it is given and deletes it
+    # after: two tests quantising one model at once (its QDQ and QOperator forms) raced on
+    # that file, in the source tree. Each test quantises its own copy in its own folder.
+    src = os.path.join(a.work, "model_f32.onnx")
+    shutil.copyfile(a.model, src)
+    a.model = src
     qpath = os.path.join(a.work, f"model_{a.format}{'_pc' if a.per_channel else ''}.onnx")
     fmt = QuantFormat.QDQ if a.format == "qdq" else QuantFormat.QOperator
     quantize_static(a.model, qpath, quantize.random_reader(a.model), quant_format=fmt,
