@@ -145,7 +145,8 @@ static void qmm_rows(void *ctx, size_t i0, size_t i1, int worker)
                                          j->z2[c0 + n] * a);
                 else
                     memcpy(t, c + c0, (size_t)w * sizeof(int32_t));
-                quant_requant_row(t, w, 0.0, m, yz, p->yt, (char *)j->y + (int64_t)i * N + c0);
+                quant_requant_row(t, w, 0.0, m, yz, p->yt, (char *)j->y + (int64_t)i * N + c0,
+                                  p->K * 65025);
             }
             continue;
         }
@@ -276,7 +277,8 @@ static void qmm_q8_rows(const qmm_job_t *j, int64_t i0, int64_t i1, const int32_
                 for (int64_t c = 0; c < w; c++)
                     t[c] = (int32_t)((uint32_t)cc[c] + z1[c] * rr + z2[c] * a);
             }
-            quant_requant_row(t, w, b, m, j->qz, j->yqt, (char *)j->yq + i * N + c0);
+            quant_requant_row(t, w, b, m, j->qz, j->yqt, (char *)j->yq + i * N + c0,
+                              j->p->K * 65025);
         }
     }
 }

@@ -88,10 +88,10 @@ static void dequantize_run(cairn_dtype_t xt, const void *x, int64_t n, int32_t z
  * operations, vrndscalepd for nearbyint), else the reference's loop. Also
  * the epilogue of mm.c's requantising form (quant_matmul_q8). */
 void quant_requant_row(const int32_t *acc, int64_t n, double b, double m, int32_t z,
-                       cairn_dtype_t yt, void *y)
+                       cairn_dtype_t yt, void *y, int64_t acc_max)
 {
     if (quant_use_avx512() && (yt == CAIRN_U8 || yt == CAIRN_I8)) {
-        quant_requant_avx512(acc, n, b, m, z, yt == CAIRN_U8, y);
+        quant_requant_avx512(acc, n, b, m, z, yt == CAIRN_U8, y, acc_max);
         return;
     }
     for (int64_t i = 0; i < n; i++)
@@ -125,7 +125,7 @@ static void qdq_task(void *ctx, size_t c0, size_t c1, int worker)
         if (j->mode == QDQ_REQUANTIZE) { /* one zero point for the tensor */
             quant_requant_row((const int32_t *)j->x + i, run, j->bias ? (double)j->bias[c] : 0.0,
                         (double)j->scale[c], j->zp ? q_load(j->zp, qt, 0) : 0, j->yt,
-                        (char *)j->y + i);
+                        (char *)j->y + i, QUANT_ACC_ANY);
             i += run;
             continue;
         }

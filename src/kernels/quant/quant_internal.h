@@ -47,12 +47,14 @@ int quant_use_avx512(void);
 void quant_ql_quantize_avx512(const float *x, int64_t n, float s, int32_t z, int y_u8, void *y);
 /* QLinearConv's requantisation of n int32 sums of one channel (qdq.c):
  * saturate(nearbyint(((double)acc + b) * m) + z) to yt, NaN to 0, as
- * quant_requant_ref computes it. */
+ * quant_requant_ref computes it. acc_max: a bound on |acc| the caller
+ * knows (K 255^2 for sums over K products), QUANT_ACC_ANY when none; it
+ * spares the AVX-512 pass its overflow check. */
+#define QUANT_ACC_ANY INT64_C(2147483648)
 void quant_requant_row(const int32_t *acc, int64_t n, double b, double m, int32_t z,
-                       cairn_dtype_t yt, void *y);
-/* The same in AVX-512 for u8 (y_u8) or i8 (quant_requant_row calls it): saturate(nearbyint(((double)acc + b) * m) + z), NaN to 0,
- * to u8 (y_u8) or i8. */
+                       cairn_dtype_t yt, void *y, int64_t acc_max);
+/* The same in AVX-512 for u8 (y_u8) or i8 (quant_requant_row calls it). */
 void quant_requant_avx512(const int32_t *acc, int64_t n, double b, double m, int32_t z, int y_u8,
-                          void *y);
+                          void *y, int64_t acc_max);
 
 #endif

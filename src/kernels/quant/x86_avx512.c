@@ -87,24 +87,30 @@ static inline __m512i rq_double(__m512i a, __m512d vb, __m512d vm, __m512d vz, _
 }
 
 /* The requantisation in single precision where it provably gives the
- * double's result: with x = acc + b exact in int32 (no overflow, checked),
- * m an f32 value, p = fl(fl(x) m) is within |x m| 2^-22.9 of x m and the
- * reference's fl64(x m) within |x m| 2^-53, so for |p| <= 512 the two are
- * within 2^-14 of each other and round to the same integer unless p lies
- * within 2^-13 of a half-integer (those vectors, ~1 in 250, take the
- * double path); for |p| > 512 both saturate (|z| <= 255), the same sign.
- * 16 lanes in single precision against two 8-lane halves in double. */
+ * double's result: with x = acc + b exact in int32 (no overflow: checked
+ * per vector unless acc_max + |b| < 2^31), m an f32 value, p = fl(fl(x) m)
+ * is within |x m| 2^-22.9 of x m and the reference's fl64(x m) within |x
+ * m| 2^-53, so for |p| <= 512 the two are within 2^-14 of each other and
+ * round to the same integer unless p lies within 2^-13 of a half-integer
+ * (those vectors, ~1 in 250, take the double path); for |p| > 512 both
+ * saturate (|z| <= 255), the same sign, and p's own rounding cannot put it
+ * near a half-integer unless it is (the check then sends the vector to the
+ * double path, still right). The clamp before the conversion to int32 is
+ * needed only where |x m| can reach 2^31 (|m| >= 1/2). 16 lanes in single
+ * precision against two 8-lane halves in double. */
 void quant_requant_avx512(const int32_t *acc, int64_t n, double b, double m, int32_t z, int y_u8,
-                          void *y)
+                          void *y, int64_t acc_max)
 {
     const __m512d vb = _mm512_set1_pd(b), vm = _mm512_set1_pd(m), vz = _mm512_set1_pd((double)z);
     const __m512d lo = _mm512_set1_pd(y_u8 ? 0.0 : -128.0);
     const __m512d hi = _mm512_set1_pd(y_u8 ? 255.0 : 127.0);
     const int fast = isfinite(m) && (double)(float)m == m && b >= -2147483648.0 &&
                      b <= 2147483647.0 && b == (double)(int32_t)b;
+    const int check_ovf = !(acc_max >= 0 && (double)acc_max + fabs(b) < 2147483648.0);
+    const int clamp = !(fabs(m) < 0.5);
     const __m512i vbi = _mm512_set1_epi32(fast ? (int32_t)b : 0), vzi = _mm512_set1_epi32(z);
     const __m512 vmf = _mm512_set1_ps((float)m), near = _mm512_set1_ps(0.5f - 0x1p-13f);
-    const __m512 big = _mm512_set1_ps(512.0f), cap = _mm512_set1_ps(1024.0f);
+    const __m512 cap = _mm512_set1_ps(1024.0f), ncap = _mm512_set1_ps(-1024.0f);
     const __m512i ilo = _mm512_set1_epi32(y_u8 ? 0 : -128);
     for (int64_t i = 0; i < n; i += 16) {
         const __mmask16 k = n - i >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << (n - i)) - 1u);
@@ -113,18 +119,18 @@ void quant_requant_avx512(const int32_t *acc, int64_t n, double b, double m, int
         int slow = !fast;
         if (fast) {
             const __m512i x = _mm512_add_epi32(a, vbi);
-            /* a signed overflow of acc + b: both operands' signs differ from the sum's */
-            const __mmask16 ovf = _mm512_cmplt_epi32_mask(
-                _mm512_and_si512(_mm512_xor_si512(a, x), _mm512_xor_si512(vbi, x)),
-                _mm512_setzero_si512());
+            __mmask16 bad = 0;
+            if (check_ovf) /* acc + b overflowed: both operands' signs differ from the sum's */
+                bad = _mm512_cmplt_epi32_mask(
+                    _mm512_and_si512(_mm512_xor_si512(a, x), _mm512_xor_si512(vbi, x)),
+                    _mm512_setzero_si512());
             const __m512 pf = _mm512_mul_ps(_mm512_cvtepi32_ps(x), vmf);
-            const __m512 r = _mm512_roundscale_ps(pf, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-            const __m512 t = _mm512_abs_ps(_mm512_sub_ps(pf, r));
-            const __mmask16 tie = _mm512_cmp_ps_mask(t, near, _CMP_GE_OQ) &
-                                  _mm512_cmp_ps_mask(_mm512_abs_ps(pf), big, _CMP_LE_OQ);
-            slow = ((ovf | tie) & k) != 0;
-            const __m512 rc = _mm512_min_ps(_mm512_max_ps(r, _mm512_sub_ps(_mm512_setzero_ps(), cap)), cap);
-            q = _mm512_max_epi32(_mm512_add_epi32(_mm512_cvtps_epi32(rc), vzi), ilo);
+            __m512 r = _mm512_roundscale_ps(pf, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+            bad |= _mm512_cmp_ps_mask(_mm512_abs_ps(_mm512_sub_ps(pf, r)), near, _CMP_GE_OQ);
+            slow = (bad & k) != 0;
+            if (clamp)
+                r = _mm512_min_ps(_mm512_max_ps(r, ncap), cap);
+            q = _mm512_max_epi32(_mm512_add_epi32(_mm512_cvtps_epi32(r), vzi), ilo);
         }
         if (slow)
             q = rq_double(a, vb, vm, vz, lo, hi);
@@ -135,13 +141,12 @@ void quant_requant_avx512(const int32_t *acc, int64_t n, double b, double m, int
     }
 }
 
-
 #else
 
 void quant_requant_avx512(const int32_t *acc, int64_t n, double b, double m, int32_t z, int y_u8,
-                          void *y)
+                          void *y, int64_t acc_max)
 {
-    (void)acc, (void)n, (void)b, (void)m, (void)z, (void)y_u8, (void)y;
+    (void)acc, (void)n, (void)b, (void)m, (void)z, (void)y_u8, (void)y, (void)acc_max;
 }
 
 void quant_ql_quantize_avx512(const float *x, int64_t n, float s, int32_t z, int y_u8, void *y)
