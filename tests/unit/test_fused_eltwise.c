@@ -263,7 +263,8 @@ static void test_qdq(const efused_variant_t *v, const kctx_t *k, check_rng_t *rn
  * shorter than a block, of a block, longer, and as long as the output. */
 /* 8-bit inputs and outputs (a DequantizeLinear and a QuantizeLinear fused
  * in, as fuse_eltwise makes of QLinearAdd or a QDQ residual):
- * r2 = dequant(r0), r3 = dequant(r1), r4 = add, r5 = relu, r6 = quant,
+ * r2 = dequant(r0), r3 = dequant(r1), r4 = add, [r5 = relu,] quant (with
+ * both inputs full, the vector variants' one-pass kx_qadd),
  * stored as u8 or i8, against quant_dequantize_ref -> add -> relu ->
  * quant_quantize_ref byte for byte; b full, a scalar or a row (short and
  * long), scales that put a third of the sums on the output grid's ties,
@@ -275,12 +276,16 @@ static void test_q8_io(const efused_variant_t *v, const kctx_t *k, check_rng_t *
     float *fa = malloc(nmax * sizeof *fa), *fb = malloc(nmax * sizeof *fb);
     const int32_t code[] = {EFU_DEQUANT, 0, 0, EFU_DEQUANT, 1, 2, EFU_ADD, 2, 3,
                             EFU_RELU,    4, 0, EFU_QUANT,   5, 4};
-    for (int oc = 0; oc < 2; oc++) {
-        const cairn_dtype_t at = CAIRN_U8, bt = CAIRN_I8, ot = oc ? CAIRN_I8 : CAIRN_U8;
+    /* and without the relu (QLinearAdd): r5 = quant(r4) */
+    const int32_t code_norelu[] = {EFU_DEQUANT, 0, 0, EFU_DEQUANT, 1, 2,
+                                   EFU_ADD,     2, 3, EFU_QUANT,   4, 4};
+    for (int oc = 0; oc < 4; oc++) {
+        const int relu = oc < 2;
+        const cairn_dtype_t at = CAIRN_U8, bt = CAIRN_I8, ot = oc % 2 ? CAIRN_I8 : CAIRN_U8;
         const float sc = 0.05f, za = 131, sa = 0.05f, zb = -3, sb = 0.025f;
-        const float zc = oc ? -100 : 7, lo = oc ? -128 : 0, hi = oc ? 127 : 255;
+        const float zc = oc % 2 ? -100 : 7, lo = oc % 2 ? -128 : 0, hi = oc % 2 ? 127 : 255;
         const float imm[8] = {za, sa, zb, sb, sc, zc, lo, hi};
-        const efused_prog_t pg = {2, 5, code, 8, imm};
+        const efused_prog_t pg = {2, relu ? 5 : 4, relu ? code : code_norelu, 8, imm};
         const uint8_t uza = (uint8_t)za;
         const int8_t izb = (int8_t)zb, izc = (int8_t)zc;
         const uint8_t uzc = (uint8_t)zc;
@@ -299,10 +304,10 @@ static void test_q8_io(const efused_variant_t *v, const kctx_t *k, check_rng_t *
                 quant_dequantize_ref(bt, b, &sb, &izb, fb, &axb);
                 for (int64_t i = 0; i < n; i++) {
                     const float t = fa[i] + fb[i % lb];
-                    fa[i] = t < 0 ? 0.0f : t;
+                    fa[i] = relu && t < 0 ? 0.0f : t;
                 }
-                quant_quantize_ref(CAIRN_F32, fa, &sc, oc ? (const void *)&izc : &uzc, ot, want,
-                                   &axa);
+                quant_quantize_ref(CAIRN_F32, fa, &sc, oc % 2 ? (const void *)&izc : &uzc, ot,
+                                   want, &axa);
                 efused_input_t in[2] = {{a, n, at}, {b, lb, bt}};
                 memset(o, 0xa5, (size_t)n + 1);
                 CHECK_OK(efused_run(v, &pg, in, o, ot, n, k));
@@ -311,7 +316,7 @@ static void test_q8_io(const efused_variant_t *v, const kctx_t *k, check_rng_t *
                     if (o[i] != want[i])
                         bad = i;
                 CHECK_MSG(bad < 0, "%s 8-bit io (%s out, b of %lld) n=%lld [%lld]: got %d want %d",
-                          v ? v->name : "dispatched", oc ? "i8" : "u8", (long long)lb,
+                          v ? v->name : "dispatched", oc % 2 ? "i8" : "u8", (long long)lb,
                           (long long)n, (long long)bad, bad < 0 ? 0 : o[bad],
                           bad < 0 ? 0 : want[bad]);
                 CHECK_MSG(o[n] == 0xa5, "8-bit io n=%lld wrote past the end", (long long)n);
