@@ -22,6 +22,7 @@
 #include "kernels/quant/quant.h"
 #include "kernels/quant/quant_internal.h"
 
+#include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -382,6 +383,30 @@ static void q_mkn(const ktensor_t *A, const ktensor_t *B, int64_t *M, int64_t *K
     *N = B->rank >= 2 ? B->shape[B->rank - 1] : 1;
 }
 
+typedef struct q_mm_batch {
+    const quant_mm_params_t *p;
+    const void *a, *b;
+    void *y;
+    const int64_t *ao, *bo;
+    size_t asz, bsz, ysz;
+    _Atomic int failed;
+} q_mm_batch_t;
+
+static void q_mm_batch_task(void *ctx, size_t b0, size_t b1, int worker)
+{
+    (void)worker;
+    q_mm_batch_t *j = ctx;
+    const kctx_t one = {NULL, 1};
+    const int64_t mn = j->p->M * j->p->N;
+    for (size_t b = b0; b < b1; b++)
+        if (quant_matmul(&one, j->p, (const char *)j->a + (size_t)j->ao[b] * j->asz,
+                         (const char *)j->b + (size_t)j->bo[b] * j->bsz,
+                         (char *)j->y + (size_t)((int64_t)b * mn) * j->ysz) != CAIRN_OK) {
+            base_error_clear();
+            atomic_store(&j->failed, 1);
+        }
+}
+
 cairn_status_t op_quant_mm_exec(const ir_node_t *n, const ktensor_t *in, int n_in, ktensor_t *out,
                                 int n_out, void *ws, const kctx_t *k)
 {
@@ -408,10 +433,20 @@ cairn_status_t op_quant_mm_exec(const ir_node_t *n, const ktensor_t *in, int n_i
     int64_t *ao = ws, nb = q_batch_offsets(A, B, NULL, NULL, 0, 0);
     int64_t *bo = ao + nb;
     q_batch_offsets(A, B, ao, bo, p.M * p.K, p.K * p.N);
-    size_t asz = cairn_dtype_size(A->dtype), bsz = cairn_dtype_size(B->dtype);
+    q_mm_batch_t j = {&p, A->data, B->data, out[0].data, ao, bo, cairn_dtype_size(A->dtype),
+                      cairn_dtype_size(B->dtype), ysz, 0};
+    if (nb >= 2 && k && k->pool && k->threads > 1) {
+        /* the batch's products a task each, one thread apiece (attention's
+         * heads: 12 products of 128 x 128 x 32, too small to split) */
+        base_pool_parallel_for_1d(k->pool, (size_t)nb, 1, q_mm_batch_task, &j);
+        if (atomic_load(&j.failed))
+            return base_error(CAIRN_ERR_OUT_OF_MEMORY,
+                              "quantised matmul: a batch's product failed (no scratch memory)");
+        return CAIRN_OK;
+    }
     for (int64_t b = 0; b < nb; b++)
-        BASE_TRY(quant_matmul(k, &p, (const char *)A->data + (size_t)ao[b] * asz,
-                              (const char *)B->data + (size_t)bo[b] * bsz,
+        BASE_TRY(quant_matmul(k, &p, (const char *)A->data + (size_t)ao[b] * j.asz,
+                              (const char *)B->data + (size_t)bo[b] * j.bsz,
                               (char *)out[0].data + (size_t)(b * p.M * p.N) * ysz));
     return CAIRN_OK;
 }
