@@ -68,7 +68,8 @@ void quant_ql_quantize_avx512(const float *x, int64_t n, float s, int32_t z, int
     }
 }
 
-/* 16 sums in double, the reference's operations (rq_fast's fallback) */
+/* 16 sums in double, the reference's operations (quant_requant_avx512's
+ * fallback) */
 static inline __m512i rq_double(__m512i a, __m512d vb, __m512d vm, __m512d vz, __m512d lo,
                                 __m512d hi)
 {
@@ -92,10 +93,10 @@ static inline __m512i rq_double(__m512i a, __m512d vb, __m512d vm, __m512d vz, _
  * is within |x m| 2^-22.9 of x m and the reference's fl64(x m) within |x
  * m| 2^-53, so for |p| <= 512 the two are within 2^-14 of each other and
  * round to the same integer unless p lies within 2^-13 of a half-integer
- * (those vectors, ~1 in 250, take the double path); for |p| > 512 both
- * saturate (|z| <= 255), the same sign, and p's own rounding cannot put it
- * near a half-integer unless it is (the check then sends the vector to the
- * double path, still right). The clamp before the conversion to int32 is
+ * (those vectors, ~1 in 250, take the double path); for |p| > 512, |x m|
+ * > 511.99 and both saturate with the same sign (|z| <= 255), whatever
+ * p's rounding (the tie check may still send such a vector to the double
+ * path, which is right too). The clamp before the conversion to int32 is
  * needed only where |x m| can reach 2^31 (|m| >= 1/2). 16 lanes in single
  * precision against two 8-lane halves in double. */
 void quant_requant_avx512(const int32_t *acc, int64_t n, double b, double m, int32_t z, int y_u8,
