@@ -170,7 +170,6 @@ static int fe_classify(const rw_t *r, int ni, int root, fe_info_t *fi)
         const cairn_dtype_t xt = g->values[n->inputs[0]].type.dtype;
         const cairn_dtype_t qt = q ? ot->dtype : xt;
         if ((q && (!root || xt != CAIRN_F32)) || !fe_q8(qt) || (!q && ot->dtype != CAIRN_F32) ||
-            !fe_input_ok(&g->values[n->inputs[0]].type.shape, &ot->shape) ||
             !ir_shape_equal(&g->values[n->inputs[0]].type.shape, &ot->shape))
             return 0;
         float s, z;

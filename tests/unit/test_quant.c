@@ -494,6 +494,40 @@ static void test_conv_integer(void)
                   cs, (gC / gG) * gKH * gKW, gbad);
         free(gx), free(gw), free(gwant), free(gy);
     }
+    /* the grouped route with an i8 x (its widening pass has a loop per
+     * type): depthwise 3x3, pad 1, over 3 x 5 x 7, against the direct sums */
+    {
+        enum { DC = 3, DH = 5, DW = 7 };
+        int8_t dx[DC * DH * DW], dw[DC * 9], dxz = -7, dwz[DC] = {1, -2, 0};
+        for (int i = 0; i < DC * DH * DW; i++)
+            dx[i] = (int8_t)(int)check_rng_uniform(&r, -128, 128);
+        for (int i = 0; i < DC * 9; i++)
+            dw[i] = (int8_t)(int)check_rng_uniform(&r, -128, 128);
+        int32_t dy[DC * DH * DW];
+        memset(dy, 0x7f, sizeof dy);
+        int64_t dsx[4] = {1, DC, DH, DW}, dsw[4] = {DC, 1, 3, 3}, dsy[4] = {1, DC, DH, DW};
+        int64_t dsm[1] = {DC}, dpads[4] = {1, 1, 1, 1};
+        cairn_attr_t da[2] = {cairn_attr_int("group", DC), cairn_attr_ints("pads", dpads, 4)};
+        cairn_tensor_t din[4] = {T(CAIRN_I8, 4, dsx, dx), T(CAIRN_I8, 4, dsw, dw),
+                                 T(CAIRN_I8, 0, S0, &dxz), T(CAIRN_I8, 1, dsm, dwz)};
+        cairn_tensor_t dout = T(CAIRN_I32, 4, dsy, dy);
+        CHECK_OK(run1("ConvInteger", da, 2, din, 4, 0x2, &dout, NULL, 0));
+        int dbad = 0;
+        for (int c = 0; c < DC; c++)
+            for (int h = 0; h < DH; h++)
+                for (int ow = 0; ow < DW; ow++) {
+                    long acc = 0;
+                    for (int ky = 0; ky < 3; ky++)
+                        for (int kx = 0; kx < 3; kx++) {
+                            const int ih = h - 1 + ky, iw = ow - 1 + kx;
+                            if (ih >= 0 && iw >= 0 && ih < DH && iw < DW)
+                                acc += (long)(dx[(c * DH + ih) * DW + iw] - dxz) *
+                                       (dw[c * 9 + ky * 3 + kx] - dwz[c]);
+                        }
+                    dbad += dy[(c * DH + h) * DW + ow] != acc;
+                }
+        CHECK_MSG(dbad == 0, "grouped ConvInteger, i8 x: %d outputs differ", dbad);
+    }
 
     /* QLinearConv on the same data: per-channel w_scale, bias */
     float xs = 0.02f, wsc[M], ys = 0.9f;

@@ -23,20 +23,19 @@ cairn_status_t op_fused_matmul_exec(const ir_node_t *n, const ktensor_t *in, int
 void op_fused_matmul_cost(const ir_node_t *n, const ktensor_t *in, int n_in,
                           const ktensor_t *out, int n_out, ir_cost_t *cost);
 
-const ir_attr_def_t op_fused_matmul_attrs[] = {
-    IR_ATTR_INT("activation", 0), IR_ATTR_FLOAT("alpha", 1.0f),
-    IR_ATTR_FLOAT("clip_min", -3.402823466e38f), IR_ATTR_FLOAT("clip_max", 3.402823466e38f),
-    IR_ATTR_INT("packed", 0),     IR_ATTR_INT("k", -1),
-    IR_ATTR_INT("n", -1),         IR_ATTR_INT("post_activation", 0),
-    IR_ATTR_FLOAT("post_clip_min", -3.402823466e38f),
-    IR_ATTR_FLOAT("post_clip_max", 3.402823466e38f), IR_ATTR_END};
-const ir_attr_def_t op_fused_mmint_attrs[] = {
-    IR_ATTR_INT("activation", 0), IR_ATTR_FLOAT("alpha", 1.0f),
-    IR_ATTR_FLOAT("clip_min", -3.402823466e38f), IR_ATTR_FLOAT("clip_max", 3.402823466e38f),
-    IR_ATTR_INT("packed", 0),     IR_ATTR_INT("k", -1),
-    IR_ATTR_INT("n", -1),         IR_ATTR_INT("post_activation", 0),
-    IR_ATTR_FLOAT("post_clip_min", -3.402823466e38f),
-    IR_ATTR_FLOAT("post_clip_max", 3.402823466e38f), IR_ATTR_INT("requant", 0), IR_ATTR_END};
+/* FusedMatMul's slots (fused.h's FUSED_MM_*); FusedMatMulInteger has them
+ * and "requant" after */
+#define FUSED_MM_ATTR_DEFS                                                                    \
+    IR_ATTR_INT("activation", 0), IR_ATTR_FLOAT("alpha", 1.0f),                               \
+        IR_ATTR_FLOAT("clip_min", -3.402823466e38f),                                          \
+        IR_ATTR_FLOAT("clip_max", 3.402823466e38f), IR_ATTR_INT("packed", 0),                 \
+        IR_ATTR_INT("k", -1), IR_ATTR_INT("n", -1), IR_ATTR_INT("post_activation", 0),        \
+        IR_ATTR_FLOAT("post_clip_min", -3.402823466e38f),                                     \
+        IR_ATTR_FLOAT("post_clip_max", 3.402823466e38f)
+const ir_attr_def_t op_fused_matmul_attrs[] = {FUSED_MM_ATTR_DEFS, IR_ATTR_END};
+const ir_attr_def_t op_fused_mmint_attrs[] = {FUSED_MM_ATTR_DEFS, IR_ATTR_INT("requant", 0),
+                                              IR_ATTR_END};
+#undef FUSED_MM_ATTR_DEFS
 
 static int fused_present(const ir_infer_ctx_t *c, int i)
 {

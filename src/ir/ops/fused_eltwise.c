@@ -103,31 +103,12 @@ cairn_status_t op_fused_eltwise_infer(ir_infer_ctx_t *c)
 {
     int32_t code[3 * EFUSED_MAX_INSTR];
     efused_prog_t p;
-    for (int i = 0; i < c->n_in; i++) {
-        const cairn_dtype_t t = c->in[i].dtype;
-        if (t != CAIRN_F32 && t != CAIRN_U8 && t != CAIRN_I8)
-            return ir_infer_error(c, CAIRN_ERR_DTYPE, "input %d must be f32, u8 or i8, got %s",
-                                  i, t == CAIRN_DTYPE_UNDEFINED ? "nothing (no input is optional)"
-                                                                : cairn_dtype_name(t));
-    }
     BASE_TRY(fe_program(c->node, c->n_in, code, &p));
     const cairn_dtype_t ot = (cairn_dtype_t)ir_attr_i(c->node, FUSED_ELT_OUT_TYPE);
-    if (ot != CAIRN_F32 && ot != CAIRN_U8 && ot != CAIRN_I8)
-        return ir_infer_error(c, CAIRN_ERR_DTYPE, "out_type must be f32, u8 or i8, got %lld",
-                              (long long)ot);
-    if ((ot != CAIRN_F32) != (code[3 * (p.n_instr - 1)] == EFU_QUANT))
-        return ir_infer_error(c, CAIRN_ERR_INVALID_ARGUMENT,
-                              "an 8-bit out_type goes with quant as the last instruction, and "
-                              "only with it");
-    for (int i = 0; i < c->n_in; i++) /* an 8-bit input is read by dequant alone */
-        for (int j = 0; j < p.n_instr && c->in[i].dtype != CAIRN_F32; j++) {
-            const int32_t *k = code + 3 * j;
-            const int bin = k[0] >= EFU_ADD && k[0] <= EFU_MAX;
-            if (k[0] != EFU_IMM && k[0] != EFU_DEQUANT && (k[1] == i || (bin && k[2] == i)))
-                return ir_infer_error(c, CAIRN_ERR_INVALID_ARGUMENT,
-                                      "instruction %d reads the 8-bit input %d; only dequant may",
-                                      j, i);
-        }
+    cairn_dtype_t in_dt[EFUSED_MAX_IN];
+    for (int i = 0; i < c->n_in; i++)
+        in_dt[i] = c->in[i].dtype;
+    BASE_TRY(efused_check_types(&p, in_dt, ot));
     ir_shape_t s = c->in[0].shape;
     for (int i = 1; i < c->n_in; i++) {
         ir_shape_t t;

@@ -117,6 +117,13 @@ const efused_variant_t *efused_select(void);
  * instruction otherwise. */
 cairn_status_t efused_check(const efused_prog_t *prog);
 
+/* Checks the program's types: in_dt[i] (n_in of them) f32 or u8 / i8, the
+ * 8-bit ones read only by dequant; out_dt f32, or u8 / i8 exactly when the
+ * last instruction is quant. CAIRN_ERR_DTYPE / CAIRN_ERR_INVALID_ARGUMENT
+ * with a message naming the culprit otherwise (efused_run and
+ * FusedElementwise's inference both ask). */
+cairn_status_t efused_check_types(const efused_prog_t *prog, const cairn_dtype_t *in_dt,
+                                  cairn_dtype_t out_dt);
 /* Lower-case name of an opcode ("mul", "sigmoid", ...), "?" if unknown. */
 const char *efused_opc_name(int opc);
 /* Formats the program readably ("r2 = mul(r0, r1); r3 = sigmoid(r2)"),

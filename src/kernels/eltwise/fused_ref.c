@@ -85,6 +85,38 @@ cairn_status_t efused_check(const efused_prog_t *p)
     return CAIRN_OK;
 }
 
+static int ef_q8(cairn_dtype_t t) { return t == CAIRN_U8 || t == CAIRN_I8; }
+
+cairn_status_t efused_check_types(const efused_prog_t *p, const cairn_dtype_t *in_dt,
+                                  cairn_dtype_t out_dt)
+{
+    if (!ef_q8(out_dt) && out_dt != CAIRN_F32)
+        return base_error(CAIRN_ERR_DTYPE, "fused elementwise: the output must be f32, u8 or "
+                          "i8, not %s", cairn_dtype_name(out_dt));
+    if (ef_q8(out_dt) != (p->code[3 * (p->n_instr - 1)] == EFU_QUANT))
+        return base_error(CAIRN_ERR_INVALID_ARGUMENT, "fused elementwise: %s",
+                          ef_q8(out_dt) ? "an 8-bit output needs a quant as the last "
+                                          "instruction"
+                                        : "a quant as the last instruction needs an 8-bit "
+                                          "output");
+    for (int i = 0; i < p->n_in; i++) {
+        if (!ef_q8(in_dt[i]) && in_dt[i] != CAIRN_F32)
+            return base_error(CAIRN_ERR_DTYPE, "fused elementwise: input %d must be f32, u8 or "
+                              "i8, not %s", i, in_dt[i] == CAIRN_DTYPE_UNDEFINED
+                                                   ? "nothing (no input is optional)"
+                                                   : cairn_dtype_name(in_dt[i]));
+        for (int j = 0; ef_q8(in_dt[i]) && j < p->n_instr; j++) {
+            const int32_t *c = p->code + 3 * j;
+            const int reads = c[0] != EFU_IMM && (c[1] == i || (opc_binary(c[0]) && c[2] == i));
+            if (reads && c[0] != EFU_DEQUANT)
+                return base_error(CAIRN_ERR_INVALID_ARGUMENT,
+                                  "fused elementwise: instruction %d (%s) reads the 8-bit input "
+                                  "r%d; only dequant may", j, opc_names[c[0]], i);
+        }
+    }
+    return CAIRN_OK;
+}
+
 void efused_format(const efused_prog_t *p, char *buf, size_t cap)
 {
     if (!cap)
@@ -305,15 +337,10 @@ cairn_status_t efused_run(const efused_variant_t *v, const efused_prog_t *prog,
     if (!v)
         v = efused_select();
     BASE_TRY(efused_check(prog));
-    const int q8_out = out_dt == CAIRN_U8 || out_dt == CAIRN_I8;
-    if (!q8_out && out_dt != CAIRN_F32)
-        return base_error(CAIRN_ERR_DTYPE, "fused elementwise: the output must be f32, u8 or "
-                          "i8, not %s", cairn_dtype_name(out_dt));
-    if (q8_out != (prog->code[3 * (prog->n_instr - 1)] == EFU_QUANT))
-        return base_error(CAIRN_ERR_INVALID_ARGUMENT,
-                          "fused elementwise: %s", q8_out ? "an 8-bit output needs a quant as "
-                          "the last instruction" : "a quant as the last instruction needs an "
-                          "8-bit output");
+    cairn_dtype_t in_dt[EFUSED_MAX_IN];
+    for (int i = 0; i < prog->n_in; i++) /* 0: f32, as the struct's default */
+        in_dt[i] = in[i].dt == CAIRN_DTYPE_UNDEFINED ? CAIRN_F32 : in[i].dt;
+    BASE_TRY(efused_check_types(prog, in_dt, out_dt));
     if (n <= 0)
         return CAIRN_OK;
     for (int i = 0; i < prog->n_in; i++) {
@@ -323,16 +350,6 @@ cairn_status_t efused_run(const efused_variant_t *v, const efused_prog_t *prog,
                               "fused elementwise: input %d has %lld elements, which is neither "
                               "1, the output's %lld, nor a row that repeats in it",
                               i, (long long)len, (long long)n);
-        if (in[i].dt != CAIRN_U8 && in[i].dt != CAIRN_I8)
-            continue;
-        for (int jj = 0; jj < prog->n_instr; jj++) { /* 8-bit: read by dequant alone */
-            const int32_t *c = prog->code + 3 * jj;
-            const int reads = c[0] != EFU_IMM && (c[1] == i || (opc_binary(c[0]) && c[2] == i));
-            if (reads && c[0] != EFU_DEQUANT)
-                return base_error(CAIRN_ERR_INVALID_ARGUMENT,
-                                  "fused elementwise: instruction %d (%s) reads the 8-bit input "
-                                  "r%d; only dequant may", jj, opc_names[c[0]], i);
-        }
     }
     ef_job_t j = {v->fn, prog, in, out, out_dt, n};
     size_t tasks = (size_t)((n + EF_TASK - 1) / EF_TASK);

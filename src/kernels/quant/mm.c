@@ -736,6 +736,26 @@ static cairn_status_t qmm_with_packed_b(const char *what, const quant_mm_params_
     return CAIRN_OK;
 }
 
+/* The dequantising and requantising forms' common start: B opened when
+ * it is quant_pack_b's buffer, f (its output fields set) given the
+ * params and the f32 tile's dimensions, then qmm */
+static cairn_status_t qmm_form(const kctx_t *k, const char *what, const quant_mm_params_t *p,
+                               const void *A, const void *B, int b_packed, qmm_job_t *f)
+{
+    qmm_packed_t pk;
+    quant_mm_params_t q;
+    if (b_packed) {
+        BASE_TRY(qmm_with_packed_b(what, p, B, &pk, &q));
+        p = &q;
+    }
+    f->p = p;
+    gemm_f32_epilogue_tile_dims(&f->mr, &f->nr);
+    if (f->mr > 16 || f->nr > 32)
+        return base_error(CAIRN_ERR_UNSUPPORTED, "%s: an f32 tile of %d x %d", what, f->mr,
+                          f->nr);
+    return qmm(k, p, A, B, NULL, f);
+}
+
 cairn_status_t quant_matmul_q8(const kctx_t *k, const quant_mm_params_t *p, const void *A,
                                const void *B, int b_packed, const float *mult, int mult_kind,
                                const int32_t *bias, const void *yzp, cairn_dtype_t yt, void *Y)
@@ -746,18 +766,11 @@ cairn_status_t quant_matmul_q8(const kctx_t *k, const quant_mm_params_t *p, cons
         return base_error(CAIRN_ERR_INVALID_ARGUMENT,
                           "quant_matmul_q8: multipliers one or per row, a u8 / i8 output (yt), "
                           "p->yt undefined and an output buffer are needed");
-    qmm_packed_t pk;
-    quant_mm_params_t q;
-    if (b_packed) {
-        BASE_TRY(qmm_with_packed_b("quant_matmul_q8", p, B, &pk, &q));
-        p = &q;
-    }
     qmm_job_t f;
     memset(&f, 0, sizeof f);
-    f.p = p, f.scale = mult, f.scale_kind = mult_kind;
+    f.scale = mult, f.scale_kind = mult_kind;
     f.yq = Y, f.yqt = yt, f.qbias = bias, f.qz = yzp ? q_load(yzp, yt, 0) : 0;
-    gemm_f32_epilogue_tile_dims(&f.mr, &f.nr);
-    return qmm(k, p, A, B, NULL, &f);
+    return qmm_form(k, "quant_matmul_q8", p, A, B, b_packed, &f);
 }
 
 cairn_status_t quant_matmul_f32(const kctx_t *k, const quant_mm_params_t *p, const void *A,
@@ -769,18 +782,8 @@ cairn_status_t quant_matmul_f32(const kctx_t *k, const quant_mm_params_t *p, con
         return base_error(CAIRN_ERR_INVALID_ARGUMENT,
                           "quant_matmul_f32: no requantisation (yt must be undefined) and a "
                           "scale is needed");
-    qmm_packed_t pk;
-    quant_mm_params_t q;
-    if (b_packed) {
-        BASE_TRY(qmm_with_packed_b("quant_matmul_f32", p, B, &pk, &q));
-        p = &q;
-    }
     qmm_job_t f;
     memset(&f, 0, sizeof f);
-    f.p = p, f.yf = Y, f.scale = scale, f.scale_kind = scale_kind, f.epi = epi;
-    gemm_f32_epilogue_tile_dims(&f.mr, &f.nr);
-    if (f.mr > 16 || f.nr > 32)
-        return base_error(CAIRN_ERR_UNSUPPORTED, "quant_matmul_f32: an f32 tile of %d x %d",
-                          f.mr, f.nr);
-    return qmm(k, p, A, B, NULL, &f);
+    f.yf = Y, f.scale = scale, f.scale_kind = scale_kind, f.epi = epi;
+    return qmm_form(k, "quant_matmul_f32", p, A, B, b_packed, &f);
 }
