@@ -5,6 +5,7 @@
 #include "base/clock.h"
 #include "base/dtype.h"
 #include "ir/ops/fused.h"
+#include "ir/ops/quant.h"
 #include "kernels/conv/conv.h"
 #include "kernels/conv/mbconv.h"
 #include "kernels/eltwise/fused.h"
@@ -680,6 +681,9 @@ void plan_step_kernel(const plan_step_t *st, char *buf, size_t cap)
                st->in[0].rank >= 1 && quant_matmul_fast(st->in[0].shape[st->in[0].rank - 1])) {
         snprintf(buf, cap, "int8 gemm %s, zero points by row / column sums%s",
                  gemm_s8_variant_name(), n->op == IR_OP_QLinearMatMul ? ", requantised" : "");
+    } else if ((n->op == IR_OP_QLinearConv || n->op == IR_OP_ConvInteger) &&
+               st->n_in >= (n->op == IR_OP_QLinearConv ? 4 : 2)) {
+        op_quant_conv_describe(n, st->in, buf, cap);
     } else if (n->op == IR_OP_DynamicQuantizeLinear) {
         snprintf(buf, cap, "dynamic quantize %s", quant_dynamic_path());
     } else if (n->op == IR_OP_LayerNormalization && layernorm_fast(st)) {

@@ -18,6 +18,7 @@
 #include "base/threadpool.h"
 #include "ir/op_table.h"
 #include "ir/ops/fused.h"
+#include "ir/ops/quant.h"
 #include "kernels/conv/conv.h"
 #include "kernels/quant/quant.h"
 #include "kernels/quant/quant_internal.h"
@@ -779,7 +780,7 @@ cairn_status_t op_quant_conv_infer(ir_infer_ctx_t *c)
  * CONVINT_F32_MAX_TAPS taps a group as an f32 convolution (below); else
  * (0) the double reference. QLinearConv requantises the sums afterwards
  * exactly as the reference does. */
-enum { CONVINT_REF = 0, CONVINT_GEMM = 1, CONVINT_F32 = 2 };
+enum { CONVINT_REF = 0, CONVINT_GEMM = 1, CONVINT_F32 = 2, CONVINT_DW = 3 };
 
 /* A grouped convolution (depthwise: MobileNetV2's under quantize_dynamic)
  * whose groups reduce over at most 258 taps runs as the f32 convolution on
@@ -806,6 +807,8 @@ static int convint_route(const ir_node_t *n, const ktensor_t *in, conv_params_t 
     }
     if (quant_conv_fast(kp))
         return CONVINT_GEMM;
+    if (quant_dw_fits(kp)) /* depthwise, 2-D: quant_dwconv, in cache plane by plane */
+        return CONVINT_DW;
     int64_t taps = kp->C / kp->group;
     for (int d = 0; d < CONV_SP; d++)
         taps *= kp->kernel[d];
@@ -871,13 +874,15 @@ static cairn_status_t convint_sums(int route, const conv_params_t *kp, const kte
                                    const ktensor_t *wzt, int32_t *acc, int64_t ny, void *ws,
                                    const kctx_t *k)
 {
-    if (route == CONVINT_GEMM) {
+    if (route == CONVINT_GEMM || route == CONVINT_DW) {
         quant_conv_params_t qp;
         memset(&qp, 0, sizeof qp);
         qp.g = *kp, qp.xt = X->dtype, qp.wt = W->dtype;
         qp.xz = xzt ? xzt->data : NULL;
         qp.wz = wzt ? wzt->data : NULL, qp.wz_vec = wzt && kt_numel(wzt) > 1;
-        return quant_conv_i32(k, &qp, X->data, W->data, acc);
+        return route == CONVINT_DW
+                   ? quant_dwconv(k, &qp, X->data, W->data, NULL, NULL, CAIRN_I32, acc)
+                   : quant_conv_i32(k, &qp, X->data, W->data, acc);
     }
     const int64_t nx = kt_numel(X), nw = kt_numel(W);
     const int64_t M = W->shape[0], per_m = M ? nw / M : 0;
@@ -909,6 +914,37 @@ static size_t qlconv_fast_ws(int64_t ny, int64_t M)
            base_round_up((size_t)M * sizeof(float), BASE_ALIGN);
 }
 
+void op_quant_conv_describe(const ir_node_t *n, const ktensor_t *in, char *buf, size_t cap)
+{
+    conv_params_t kp;
+    const int ql = n->op == IR_OP_QLinearConv;
+    switch (convint_route(n, in, &kp)) {
+    case CONVINT_DW:
+        snprintf(buf, cap, "int8 depthwise %s, %s", quant_dw_variant(),
+                 ql ? "requantised" : "int32 sums");
+        break;
+    case CONVINT_GEMM:
+        snprintf(buf, cap, "int8 conv: im2col + int8 gemm %s%s", gemm_s8_variant_name(),
+                 ql ? ", requantised" : "");
+        break;
+    case CONVINT_F32:
+        snprintf(buf, cap, "int8 grouped conv as exact f32 sums%s", ql ? ", requantised" : "");
+        break;
+    default: snprintf(buf, cap, "ref"); break;
+    }
+}
+
+/* QLinearConv's multipliers x_scale w_scale[m] / y_scale, one per output
+ * channel, formed in f32 like the spec's numpy */
+static void qlconv_mult(const ktensor_t *in, int64_t M, float *mult)
+{
+    const float xs = *(const float *)in[1].data, ys = *(const float *)in[6].data;
+    const float *wsc = in[4].data;
+    const int wsv = kt_numel(&in[4]) > 1;
+    for (int64_t m = 0; m < M; m++)
+        mult[m] = xs * wsc[wsv ? m : 0] / ys;
+}
+
 cairn_status_t op_quant_conv_exec(const ir_node_t *n, const ktensor_t *in, int n_in,
                                   ktensor_t *out, int n_out, void *ws, const kctx_t *k)
 {
@@ -931,6 +967,18 @@ cairn_status_t op_quant_conv_exec(const ir_node_t *n, const ktensor_t *in, int n
     float *mult;
     if (route != CONVINT_REF && !ql)
         return convint_sums(route, &kp, X, W, xzt, wzt, out[0].data, ny, ws, k);
+    const int32_t *bias = kpresent(in, n_in, 8) ? in[8].data : NULL;
+    if (route == CONVINT_DW) { /* QLinearConv, depthwise: requantised plane by plane */
+        quant_conv_params_t qp;
+        memset(&qp, 0, sizeof qp);
+        qp.g = kp, qp.xt = X->dtype, qp.wt = W->dtype;
+        qp.xz = xzt ? xzt->data : NULL;
+        qp.wz = wzt ? wzt->data : NULL, qp.wz_vec = wzt && kt_numel(wzt) > 1;
+        qp.scale = mult = ws, qp.scale_vec = 1;
+        qlconv_mult(in, M, mult);
+        return quant_dwconv(k, &qp, X->data, W->data, bias, in[7].data, out[0].dtype,
+                            out[0].data);
+    }
     int32_t *acc = NULL;
     if (route != CONVINT_REF) { /* QLinearConv: the sums, then the reference's requantisation */
         acc = ws;
@@ -954,12 +1002,7 @@ cairn_status_t op_quant_conv_exec(const ir_node_t *n, const ktensor_t *in, int n
         quant_requant_ref(yd, NULL, NULL, NULL, CAIRN_I32, out[0].data, &ay);
         return CAIRN_OK;
     }
-    float xs_ = *(const float *)in[1].data, ys_ = *(const float *)in[6].data;
-    const float *wsc = in[4].data;
-    int wsv = kt_numel(&in[4]) > 1;
-    for (int64_t m = 0; m < M; m++)
-        mult[m] = xs_ * wsc[wsv ? m : 0] / ys_; /* formed in f32 like the spec's numpy */
-    const int32_t *bias = kpresent(in, n_in, 8) ? in[8].data : NULL;
+    qlconv_mult(in, M, mult);
     if (acc) /* the same arithmetic in vector loops on the pool */
         quant_requantize(k, acc, bias, mult, in[7].data, out[0].dtype, out[0].data, &ay);
     else
@@ -1767,6 +1810,8 @@ size_t op_quant_workspace(const ir_node_t *n, const ktensor_t *in, int n_in,
         conv_params_t kp;
         const ktensor_t *W = &in[n->op == IR_OP_QLinearConv ? 3 : 1];
         const int route = convint_route(n, in, &kp);
+        if (route == CONVINT_DW) /* QLinearConv's multipliers */
+            return (size_t)W->shape[0] * sizeof(float);
         if (route != CONVINT_REF)
             return convint_route_ws(route, &kp, &in[0], W, kt_numel(&out[0])) +
                    (n->op == IR_OP_QLinearConv ? qlconv_fast_ws(kt_numel(&out[0]), W->shape[0])

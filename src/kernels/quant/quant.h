@@ -131,6 +131,24 @@ cairn_status_t quant_conv_q8(const kctx_t *k, const quant_conv_params_t *p, cons
  * out...) = sum (x - xz)(w - wz[m]); scale and scale_vec unused. */
 cairn_status_t quant_conv_i32(const kctx_t *k, const quant_conv_params_t *p, const void *X,
                               const void *W, int32_t *Y);
+/* Depthwise convolution of 8-bit x and W (dw.c): group = C = M, one or
+ * two spatial dims, dilation 1, at most QUANT_DW_MAX_TAPS taps, a column
+ * stride of at most 4 (quant_dw_fits). Plane by plane in cache: x - xz
+ * widened to f32 into a zero-padded copy (its columns split by the stride's
+ * phase), the taps' products summed in f32 (exact: every partial sum is an
+ * integer below 2^24 for up to 258 taps of 255 x 255), then Y (N, M,
+ * out...) = the int32 sums (yt CAIRN_I32: ConvInteger) or, for yt u8 /
+ * i8, saturate(round((sum + bias[m]) * mult[m]) + yz) as quant_conv_q8
+ * and the reference compute it, p->scale the multipliers (one value or,
+ * scale_vec, one per channel), bias int32 per channel or NULL, yzp one
+ * value of yt (NULL: 0). An AVX-512 form where the CPU and the CAIRN_ISA
+ * cap allow (x86_avx512.c), else portable C; quant_dw_variant names it. */
+#define QUANT_DW_MAX_TAPS 258
+int quant_dw_fits(const conv_params_t *g);
+const char *quant_dw_variant(void);
+cairn_status_t quant_dwconv(const kctx_t *k, const quant_conv_params_t *p, const void *X,
+                            const void *W, const int32_t *bias, const void *yzp,
+                            cairn_dtype_t yt, void *Y);
 /* B (K x N, u8 or i8, K within quant_matmul_fast) packed once for
  * quant_matmul_f32, which takes the buffer in B's place (weights packed at
  * compile time: the prepack pass): the int8 GEMM's packed B (a u8 B

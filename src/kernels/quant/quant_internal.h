@@ -57,4 +57,44 @@ void quant_requant_row(const int32_t *acc, int64_t n, double b, double m, int32_
 void quant_requant_avx512(const int32_t *acc, int64_t n, double b, double m, int32_t z, int y_u8,
                           void *y, int64_t acc_max);
 
+/* One plane of quant_dwconv (dw.c): the geometry, and the plane kernels.
+ * P holds SW phases of `rows` x ld floats: padded input column q (input
+ * column q - PW) of padded row r (input row r - PH) at phase q % SW, row r,
+ * column q / SW; positions outside the input hold 0 (the caller zeroes P
+ * once, a plane writes only the inputs' positions). Output (oh, ow) is
+ * then the sum over taps (kh, kw) of wf[kh KW + kw] times P's phase kw %
+ * SW, row oh SH + kh, column ow + kw / SW. ld is a multiple of 16 of at
+ * least OW rounded up to 16 plus (KW - 1) / SW, so 16-lane reads past OW
+ * stay inside a row; P's rows and ld are 64-byte aligned. */
+typedef struct quant_dw_geom {
+    int64_t IH, IW, OH, OW;
+    int KH, KW, SH, SW;
+    int64_t PH, PW;
+    int64_t rows, ld; /* padded rows: those the outputs read, (OH - 1) SH + KH, or with
+                       * rows_pad8 those of OH rounded up to 8 (blocks of 8 rows
+                       * may run past OH); floats a phase's row */
+    int rows_pad8;
+    int64_t ih1, iw1; /* input rows [0, ih1) and columns [0, iw1) are read */
+    int x_u8;         /* x u8 (else i8) */
+    int32_t xz;
+    const int64_t *off; /* tap t = kh KW + kw at P + off[t] from its output's row start:
+                         * (kw % SW) rows ld + kh ld + kw / SW */
+} quant_dw_geom_t;
+/* Where a plane's results go: its OH x OW sums as int32 (yt CAIRN_I32) or
+ * requantised to u8 / i8 as quant_requant_row does it */
+typedef struct quant_dw_out {
+    cairn_dtype_t yt;
+    void *y;
+    double b, m;      /* bias and multiplier */
+    int32_t z;        /* y's zero point */
+    int64_t acc_max;  /* a bound on |sum|: taps 255^2 */
+} quant_dw_out_t;
+/* x - xz of one plane (IH x IW bytes) into P, then the plane's outputs
+ * from the taps wf (w - wz as f32); acc: OH x OW int32 of scratch for the
+ * sums before their requantisation (unused for int32 outputs) */
+void quant_dw_plane_c(const quant_dw_geom_t *g, const void *x, const float *wf, float *P,
+                      int32_t *acc, const quant_dw_out_t *o);
+void quant_dw_plane_avx512(const quant_dw_geom_t *g, const void *x, const float *wf, float *P,
+                           int32_t *acc, const quant_dw_out_t *o);
+
 #endif

@@ -99,47 +99,340 @@ static inline __m512i rq_double(__m512i a, __m512d vb, __m512d vm, __m512d vz, _
  * path, which is right too). The clamp before the conversion to int32 is
  * needed only where |x m| can reach 2^31 (|m| >= 1/2). 16 lanes in single
  * precision against two 8-lane halves in double. */
+typedef struct rq_consts {
+    __m512d vb, vm, vz, lo, hi;
+    __m512i vbi, vzi, ilo;
+    __m512 vmf, near, cap, ncap;
+    int fast, check_ovf, clamp, y_u8;
+} rq_consts_t;
+
+static inline void rq_setup(rq_consts_t *c, double b, double m, int32_t z, int y_u8,
+                            int64_t acc_max)
+{
+    c->vb = _mm512_set1_pd(b), c->vm = _mm512_set1_pd(m), c->vz = _mm512_set1_pd((double)z);
+    c->lo = _mm512_set1_pd(y_u8 ? 0.0 : -128.0);
+    c->hi = _mm512_set1_pd(y_u8 ? 255.0 : 127.0);
+    c->fast = isfinite(m) && (double)(float)m == m && b >= -2147483648.0 && b <= 2147483647.0 &&
+              b == (double)(int32_t)b;
+    c->check_ovf = !(acc_max >= 0 && (double)acc_max + fabs(b) < 2147483648.0);
+    c->clamp = !(fabs(m) < 0.5);
+    c->vbi = _mm512_set1_epi32(c->fast ? (int32_t)b : 0), c->vzi = _mm512_set1_epi32(z);
+    c->vmf = _mm512_set1_ps((float)m), c->near = _mm512_set1_ps(0.5f - 0x1p-13f);
+    c->cap = _mm512_set1_ps(1024.0f), c->ncap = _mm512_set1_ps(-1024.0f);
+    c->ilo = _mm512_set1_epi32(y_u8 ? 0 : -128);
+    c->y_u8 = y_u8;
+}
+
+/* 16 sums a (lanes k) requantised and stored to y as u8 / i8 */
+static inline __attribute__((always_inline)) void rq_store(const rq_consts_t *c, __m512i a,
+                                                           __mmask16 k, void *y)
+{
+    __m512i q;
+    int slow = !c->fast;
+    if (c->fast) {
+        const __m512i x = _mm512_add_epi32(a, c->vbi);
+        __mmask16 bad = 0;
+        if (c->check_ovf) /* acc + b overflowed: both operands' signs differ from the sum's */
+            bad = _mm512_cmplt_epi32_mask(
+                _mm512_and_si512(_mm512_xor_si512(a, x), _mm512_xor_si512(c->vbi, x)),
+                _mm512_setzero_si512());
+        const __m512 pf = _mm512_mul_ps(_mm512_cvtepi32_ps(x), c->vmf);
+        __m512 r = _mm512_roundscale_ps(pf, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+        bad |= _mm512_cmp_ps_mask(_mm512_abs_ps(_mm512_sub_ps(pf, r)), c->near, _CMP_GE_OQ);
+        slow = (bad & k) != 0;
+        if (c->clamp)
+            r = _mm512_min_ps(_mm512_max_ps(r, c->ncap), c->cap);
+        q = _mm512_max_epi32(_mm512_add_epi32(_mm512_cvtps_epi32(r), c->vzi), c->ilo);
+    }
+    if (slow)
+        q = rq_double(a, c->vb, c->vm, c->vz, c->lo, c->hi);
+    if (c->y_u8)
+        _mm512_mask_cvtusepi32_storeu_epi8(y, k, q);
+    else
+        _mm512_mask_cvtsepi32_storeu_epi8(y, k, q);
+}
+
 void quant_requant_avx512(const int32_t *acc, int64_t n, double b, double m, int32_t z, int y_u8,
                           void *y, int64_t acc_max)
 {
-    const __m512d vb = _mm512_set1_pd(b), vm = _mm512_set1_pd(m), vz = _mm512_set1_pd((double)z);
-    const __m512d lo = _mm512_set1_pd(y_u8 ? 0.0 : -128.0);
-    const __m512d hi = _mm512_set1_pd(y_u8 ? 255.0 : 127.0);
-    const int fast = isfinite(m) && (double)(float)m == m && b >= -2147483648.0 &&
-                     b <= 2147483647.0 && b == (double)(int32_t)b;
-    const int check_ovf = !(acc_max >= 0 && (double)acc_max + fabs(b) < 2147483648.0);
-    const int clamp = !(fabs(m) < 0.5);
-    const __m512i vbi = _mm512_set1_epi32(fast ? (int32_t)b : 0), vzi = _mm512_set1_epi32(z);
-    const __m512 vmf = _mm512_set1_ps((float)m), near = _mm512_set1_ps(0.5f - 0x1p-13f);
-    const __m512 cap = _mm512_set1_ps(1024.0f), ncap = _mm512_set1_ps(-1024.0f);
-    const __m512i ilo = _mm512_set1_epi32(y_u8 ? 0 : -128);
+    rq_consts_t c;
+    rq_setup(&c, b, m, z, y_u8, acc_max);
     for (int64_t i = 0; i < n; i += 16) {
         const __mmask16 k = n - i >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << (n - i)) - 1u);
-        const __m512i a = _mm512_maskz_loadu_epi32(k, acc + i);
-        __m512i q;
-        int slow = !fast;
-        if (fast) {
-            const __m512i x = _mm512_add_epi32(a, vbi);
-            __mmask16 bad = 0;
-            if (check_ovf) /* acc + b overflowed: both operands' signs differ from the sum's */
-                bad = _mm512_cmplt_epi32_mask(
-                    _mm512_and_si512(_mm512_xor_si512(a, x), _mm512_xor_si512(vbi, x)),
-                    _mm512_setzero_si512());
-            const __m512 pf = _mm512_mul_ps(_mm512_cvtepi32_ps(x), vmf);
-            __m512 r = _mm512_roundscale_ps(pf, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-            bad |= _mm512_cmp_ps_mask(_mm512_abs_ps(_mm512_sub_ps(pf, r)), near, _CMP_GE_OQ);
-            slow = (bad & k) != 0;
-            if (clamp)
-                r = _mm512_min_ps(_mm512_max_ps(r, ncap), cap);
-            q = _mm512_max_epi32(_mm512_add_epi32(_mm512_cvtps_epi32(r), vzi), ilo);
-        }
-        if (slow)
-            q = rq_double(a, vb, vm, vz, lo, hi);
-        if (y_u8)
-            _mm512_mask_cvtusepi32_storeu_epi8((uint8_t *)y + i, k, q);
-        else
-            _mm512_mask_cvtsepi32_storeu_epi8((int8_t *)y + i, k, q);
+        rq_store(&c, _mm512_maskz_loadu_epi32(k, acc + i), k, (char *)y + i);
     }
+}
+
+/* ---- quant_dwconv's plane (dw.c's layout, quant_internal.h) ---- */
+
+static inline __mmask16 dw_lanes(int64_t n)
+{
+    return n >= 16 ? (__mmask16)0xFFFF : n <= 0 ? (__mmask16)0 : (__mmask16)((1u << n) - 1u);
+}
+
+static inline int64_t dw_min64(int64_t a, int64_t b) { return a < b ? a : b; }
+
+static inline __m512 dw_widen16(__m128i b, int u8, __m512 vz)
+{
+    const __m512i v = u8 ? _mm512_cvtepu8_epi32(b) : _mm512_cvtepi8_epi32(b);
+    return _mm512_sub_ps(_mm512_cvtepi32_ps(v), vz);
+}
+
+/* x - xz of input rows [ih0, ih1) into P: stride 1 a masked 16-byte step, stride 2
+ * a 32-byte step split into its even and odd inputs, other strides
+ * element by element */
+static void dw_widen_avx512(const quant_dw_geom_t *g, const void *x, float *P, int64_t ih0,
+                            int64_t ih1)
+{
+    const int64_t phase = g->rows * g->ld, PW = g->PW, iw1 = g->iw1;
+    const __m512 vz = _mm512_set1_ps((float)g->xz);
+    for (int64_t ih = ih0; ih < ih1; ih++) {
+        const uint8_t *src = (const uint8_t *)x + ih * g->IW;
+        float *row = P + (ih + g->PH) * g->ld;
+        if (g->SW == 1) { /* whole 16-byte steps unmasked, the tail under a mask */
+            int64_t i = 0;
+            for (; i + 16 <= iw1; i += 16)
+                _mm512_storeu_ps(row + PW + i,
+                                 dw_widen16(_mm_loadu_si128((const __m128i *)(const void *)(src + i)),
+                                            g->x_u8, vz));
+            if (i < iw1) {
+                const __mmask16 m = dw_lanes(iw1 - i);
+                _mm512_mask_storeu_ps(row + PW + i, m,
+                                      dw_widen16(_mm_maskz_loadu_epi8(m, src + i), g->x_u8, vz));
+            }
+        } else if (g->SW == 2) {
+            int64_t i = 0;
+            if (PW & 1) { /* input 0 alone: padded column PW, phase 1 */
+                const int32_t v = g->x_u8 ? src[0] : (int8_t)src[0];
+                row[phase + (PW >> 1)] = (float)(v - g->xz);
+                i = 1;
+            }
+            /* inputs [i, i + 32): (i + PW) even, so i + 2t goes to phase 0
+             * and i + 2t + 1 to phase 1, both at column (i + PW) / 2 + t.
+             * The 32 bytes as 16 16-bit pairs widened to 32 bits: the even
+             * input is the low byte, the odd one the next (one shuffle a
+             * step, where splitting widened floats took four) */
+            for (; i < iw1; i += 32) {
+                const int64_t n = iw1 - i < 32 ? iw1 - i : 32;
+                const __mmask32 m = n >= 32 ? (__mmask32)0xFFFFFFFFu : (__mmask32)((1u << n) - 1u);
+                const __m512i v = _mm512_cvtepu16_epi32(_mm256_maskz_loadu_epi8(m, src + i));
+                __m512i lo, hi;
+                if (g->x_u8) {
+                    lo = _mm512_and_si512(v, _mm512_set1_epi32(0xff));
+                    hi = _mm512_srli_epi32(v, 8);
+                } else {
+                    lo = _mm512_srai_epi32(_mm512_slli_epi32(v, 24), 24);
+                    hi = _mm512_srai_epi32(_mm512_slli_epi32(v, 16), 24);
+                }
+                float *d = row + ((i + PW) >> 1);
+                _mm512_mask_storeu_ps(d, dw_lanes((n + 1) / 2),
+                                      _mm512_sub_ps(_mm512_cvtepi32_ps(lo), vz));
+                _mm512_mask_storeu_ps(d + phase, dw_lanes(n / 2),
+                                      _mm512_sub_ps(_mm512_cvtepi32_ps(hi), vz));
+            }
+        } else {
+            for (int64_t iw = 0; iw < iw1; iw++) {
+                const int64_t q = iw + PW;
+                const int32_t v = g->x_u8 ? src[iw] : (int8_t)src[iw];
+                row[(q % g->SW) * phase + q / g->SW] = (float)(v - g->xz);
+            }
+        }
+    }
+}
+
+/* ROWS output rows by CH 16-lane chunks from (oh, ow0), the ROWS x CH
+ * sums in registers (at most 8, enough FMAs in flight to cover their
+ * latency), each tap one broadcast weight and ROWS x CH loads; stored as
+ * int32 to acc (OH x OW) */
+static inline __attribute__((always_inline)) void
+dw_block(const int ROWS, const int CH, const quant_dw_geom_t *g, const float *P, const float *wf,
+         int64_t taps, int64_t oh, int64_t ow0, int32_t *acc)
+{
+    __m512 a[8];
+#pragma GCC unroll 8
+    for (int i = 0; i < ROWS * CH; i++)
+        a[i] = _mm512_setzero_ps();
+    const int64_t rs = g->SH * g->ld;
+    const float *base = P + oh * rs + ow0;
+    for (int64_t t = 0; t < taps; t++) {
+        const __m512 w = _mm512_set1_ps(wf[t]);
+        const float *src = base + g->off[t];
+#pragma GCC unroll 8
+        for (int r = 0; r < ROWS; r++)
+#pragma GCC unroll 4
+            for (int c = 0; c < CH; c++)
+                a[r * CH + c] = _mm512_fmadd_ps(_mm512_loadu_ps(src + r * rs + 16 * c), w,
+                                                a[r * CH + c]);
+    }
+#pragma GCC unroll 8
+    for (int r = 0; r < ROWS; r++)
+#pragma GCC unroll 4
+        for (int c = 0; c < CH; c++) {
+            _mm512_mask_storeu_epi32(acc + (oh + r) * g->OW + ow0 + 16 * c,
+                                     dw_lanes(g->OW - ow0 - 16 * c),
+                                     _mm512_cvtps_epi32(a[r * CH + c]));
+        }
+}
+
+static void dw_run(int rows, int ch, const quant_dw_geom_t *g, const float *P, const float *wf,
+                   int64_t taps, int64_t oh, int64_t ow0, int32_t *acc)
+{
+    switch (rows * 16 + ch) {
+    case 0x81: dw_block(8, 1, g, P, wf, taps, oh, ow0, acc); break;
+    case 0x42: dw_block(4, 2, g, P, wf, taps, oh, ow0, acc); break;
+    case 0x41: dw_block(4, 1, g, P, wf, taps, oh, ow0, acc); break;
+    case 0x24: dw_block(2, 4, g, P, wf, taps, oh, ow0, acc); break;
+    case 0x23: dw_block(2, 3, g, P, wf, taps, oh, ow0, acc); break;
+    case 0x22: dw_block(2, 2, g, P, wf, taps, oh, ow0, acc); break;
+    case 0x21: dw_block(2, 1, g, P, wf, taps, oh, ow0, acc); break;
+    case 0x14: dw_block(1, 4, g, P, wf, taps, oh, ow0, acc); break;
+    case 0x13: dw_block(1, 3, g, P, wf, taps, oh, ow0, acc); break;
+    case 0x12: dw_block(1, 2, g, P, wf, taps, oh, ow0, acc); break;
+    default: dw_block(1, 1, g, P, wf, taps, oh, ow0, acc); break;
+    }
+}
+
+/* The 3x3 kernel at stride S (1 or 2, both ways): its taps read three
+ * columns of P a row, at phase kw % S, kw / S columns on. Every load is
+ * aligned (P's rows and the chunks are 64-byte aligned), the shifted taps
+ * made by valignd from a chunk and the next: Zen 4 splits a 64-byte load
+ * that crosses a line, and the unaligned loads of dw_block ran at 16
+ * cycles per 16 outputs of a 112-wide plane against 9.5 this way (the FMAs'
+ * floor is 9). And each input row is loaded once for the R output rows it
+ * serves (up to 3), not once per output row. R x CH outputs' vectors in
+ * registers with the 9 weights; rows past OH are computed and dropped (P
+ * has the zero rows they read). */
+static inline __attribute__((always_inline)) void
+dw3_block(const int S, const int R, const int CH, const quant_dw_geom_t *g, const float *P,
+          const __m512 w[9], int64_t oh, int64_t ow0, int32_t *acc)
+{
+    __m512 a[8];
+#pragma GCC unroll 8
+    for (int i = 0; i < R * CH; i++)
+        a[i] = _mm512_setzero_ps();
+    const int64_t ld = g->ld, phase = g->rows * ld;
+    const float *base = P + oh * S * ld + ow0;
+#pragma GCC unroll 17
+    for (int ir = 0; ir < (R - 1) * S + 3; ir++) {
+#pragma GCC unroll 4
+        for (int c = 0; c < CH; c++) {
+            const float *e = base + ir * ld + 16 * c;
+            const __m512i e0 = _mm512_castps_si512(_mm512_load_ps(e));
+            const __m512i e1 = _mm512_castps_si512(_mm512_load_ps(e + 16));
+            __m512 x[3];
+            x[0] = _mm512_castsi512_ps(e0);
+            if (S == 1) {
+                x[1] = _mm512_castsi512_ps(_mm512_alignr_epi32(e1, e0, 1));
+                x[2] = _mm512_castsi512_ps(_mm512_alignr_epi32(e1, e0, 2));
+            } else { /* the odd columns' phase, then the even one a column on */
+                x[1] = _mm512_load_ps(e + phase);
+                x[2] = _mm512_castsi512_ps(_mm512_alignr_epi32(e1, e0, 1));
+            }
+#pragma GCC unroll 3
+            for (int kh = 0; kh < 3; kh++) {
+                const int d = ir - kh, r = d / S;
+                if (d < 0 || d % S || r >= R)
+                    continue;
+#pragma GCC unroll 3
+                for (int kw = 0; kw < 3; kw++)
+                    a[r * CH + c] = _mm512_fmadd_ps(x[kw], w[kh * 3 + kw], a[r * CH + c]);
+            }
+        }
+    }
+#pragma GCC unroll 8
+    for (int r = 0; r < R; r++) {
+        if (oh + r >= g->OH)
+            break;
+#pragma GCC unroll 4
+        for (int c = 0; c < CH; c++)
+            _mm512_mask_storeu_epi32(acc + (oh + r) * g->OW + ow0 + 16 * c,
+                                     dw_lanes(g->OW - ow0 - 16 * c),
+                                     _mm512_cvtps_epi32(a[r * CH + c]));
+    }
+}
+
+/* one stride's plane: 8 rows of a 16-wide chunk, 4 rows of two, or 2 rows
+ * of up to 4 (then the rest of the row's chunks) */
+static inline __attribute__((always_inline)) void
+dw3_plane(const int S, const quant_dw_geom_t *g, const void *x, float *P, const float *wf,
+          int32_t *acc, const quant_dw_out_t *o)
+{
+    __m512 w[9];
+    for (int t = 0; t < 9; t++)
+        w[t] = _mm512_set1_ps(wf[t]);
+    const int64_t nch = (g->OW + 15) / 16;
+    const int R = nch == 1 ? 8 : nch == 2 ? 4 : 2;
+    int64_t have = 0; /* input rows [0, have) widened */
+    for (int64_t oh = 0; oh < g->OH; oh += R) {
+        /* the input rows this block reads, widened just before (P's rows
+         * then come from L1, where a whole plane of a 112-wide layer, 58
+         * to 72 KB, would not stay) */
+        const int64_t need = dw_min64(g->ih1, (oh + R - 1) * S + 3 - g->PH);
+        if (need > have) {
+            dw_widen_avx512(g, x, P, have, need);
+            have = need;
+        }
+        if (nch == 1) {
+            dw3_block(S, 8, 1, g, P, w, oh, 0, acc);
+        } else if (nch == 2) {
+            dw3_block(S, 4, 2, g, P, w, oh, 0, acc);
+        } else {
+            for (int64_t c0 = 0; c0 < nch; c0 += 4) {
+                switch (nch - c0 >= 4 ? 4 : nch - c0) {
+                case 4: dw3_block(S, 2, 4, g, P, w, oh, 16 * c0, acc); break;
+                case 3: dw3_block(S, 2, 3, g, P, w, oh, 16 * c0, acc); break;
+                case 2: dw3_block(S, 2, 2, g, P, w, oh, 16 * c0, acc); break;
+                default: dw3_block(S, 2, 1, g, P, w, oh, 16 * c0, acc); break;
+                }
+            }
+        }
+        if (o->yt != CAIRN_I32) /* these rows requantised while in L1 */
+            quant_requant_avx512(acc + oh * g->OW, dw_min64(R, g->OH - oh) * g->OW, o->b, o->m,
+                                 o->z, o->yt == CAIRN_U8, (char *)o->y + oh * g->OW,
+                                 o->acc_max);
+    }
+}
+
+static void dw3_plane_s1(const quant_dw_geom_t *g, const void *x, float *P, const float *wf,
+                         int32_t *acc, const quant_dw_out_t *o)
+{
+    dw3_plane(1, g, x, P, wf, acc, o);
+}
+
+static void dw3_plane_s2(const quant_dw_geom_t *g, const void *x, float *P, const float *wf,
+                         int32_t *acc, const quant_dw_out_t *o)
+{
+    dw3_plane(2, g, x, P, wf, acc, o);
+}
+
+void quant_dw_plane_avx512(const quant_dw_geom_t *g, const void *x, const float *wf, float *P,
+                           int32_t *acc, const quant_dw_out_t *o)
+{
+    if (o->yt == CAIRN_I32)
+        acc = o->y;
+    if (g->KH == 3 && g->KW == 3 && g->SH == g->SW && g->SW <= 2 && g->rows_pad8) {
+        if (g->SW == 1)
+            dw3_plane_s1(g, x, P, wf, acc, o);
+        else
+            dw3_plane_s2(g, x, P, wf, acc, o);
+        return;
+    }
+    /* other kernels: the whole plane widened, then blocks of CH chunks (up
+     * to 4 along the row) by R rows, R x CH = 8 where the plane allows, the
+     * last rows in halving blocks, then the requantisation */
+    dw_widen_avx512(g, x, P, 0, g->ih1);
+    const int64_t taps = (int64_t)g->KH * g->KW, nch = (g->OW + 15) / 16;
+    const int CH = nch >= 4 ? 4 : (int)nch, R = CH == 1 ? 8 : CH == 2 ? 4 : 2;
+    int64_t oh = 0;
+    for (int rows = R; rows >= 1; rows /= 2)
+        for (; oh + rows <= g->OH; oh += rows)
+            for (int64_t c0 = 0; c0 < nch; c0 += CH) {
+                const int ch = nch - c0 < CH ? (int)(nch - c0) : CH;
+                dw_run(rows, ch, g, P, wf, taps, oh, 16 * c0, acc);
+            }
+    if (o->yt != CAIRN_I32)
+        quant_requant_avx512(acc, g->OH * g->OW, o->b, o->m, o->z, o->yt == CAIRN_U8, o->y,
+                             o->acc_max);
 }
 
 #else
@@ -163,6 +456,13 @@ void quant_dyn_minmax_avx512(const float *x, int64_t n, float *mn_out, float *mx
 void quant_dyn_quantize_avx512(const float *x, int64_t n, float s, float z, uint8_t *y)
 {
     (void)x, (void)n, (void)s, (void)z, (void)y;
+}
+
+
+void quant_dw_plane_avx512(const quant_dw_geom_t *g, const void *x, const float *wf, float *P,
+                           int32_t *acc, const quant_dw_out_t *o)
+{
+    quant_dw_plane_c(g, x, wf, P, acc, o);
 }
 
 #endif
