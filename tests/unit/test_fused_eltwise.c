@@ -224,6 +224,10 @@ static void test_qdq(const efused_variant_t *v, const kctx_t *k, check_rng_t *rn
     static const float grids[][4] = {
         {0.25f, 128, 0, 255},     {0.0371f, 7, 0, 255}, {0.5f, 0, -128, 127},
         {0.013f, -5, -128, 127},  {3e-5f, 255, 0, 255}, {1e30f, 0, -128, 127},
+        /* scales whose reciprocal leaves the normal range (the division
+         * throughout), and ones the reciprocal rounds most for */
+        {1e-39f, 3, 0, 255},      {3e38f, -2, -128, 127}, {0.1f, 0, 0, 255},
+        {0.0078125f * 1.00001f, 128, 0, 255}, {6.1e-3f, 17, 0, 255},
     };
     const int64_t nmax = 40000;
     float *a = malloc(nmax * sizeof *a), *b = malloc(nmax * sizeof *b);
@@ -235,9 +239,19 @@ static void test_qdq(const efused_variant_t *v, const kctx_t *k, check_rng_t *rn
         for (int s = 0; s < 67 + (int)(sizeof big_sizes / sizeof big_sizes[0]); s++) {
             int64_t n = s < 67 ? s + 1 : big_sizes[s - 67];
             fill(rng, a, n, -span, span);
-            /* a third on the ties: (j + 1/2) * scale */
-            for (int64_t i = 0; i < n; i += 3)
+            /* a third on the ties, (j + 1/2) * scale, a third an ulp or
+             * two either side of them (where x / s and x (1 / s) can round
+             * to different integers) */
+            for (int64_t i = 0; i < n; i += 3) {
                 a[i] = ((float)((int64_t)(check_rng_next(rng) % 600) - 300) + 0.5f) * gr[0];
+                if (i + 1 < n) {
+                    const uint64_t u = check_rng_next(rng);
+                    float t = ((float)((int64_t)(u % 600) - 300) + 0.5f) * gr[0];
+                    for (int st = 0; st < (int)(u >> 60) % 3 + 1; st++)
+                        t = nextafterf(t, (u >> 40) & 1 ? INFINITY : -INFINITY);
+                    a[i + 1] = t;
+                }
+            }
             efused_input_t in[1] = {{a, n, CAIRN_F32}};
             char what[64];
             snprintf(what, sizeof what, "qdq scale %g zero %g", (double)gr[0], (double)gr[1]);

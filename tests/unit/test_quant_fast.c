@@ -268,13 +268,16 @@ static int qdq_case(int64_t outer, int64_t C, int64_t inner, cairn_dtype_t qt, i
     float *x = malloc(sizeof(float) * (size_t)n), *sc = malloc(sizeof(float) * (size_t)C);
     uint8_t *zpv = malloc((size_t)C), *qw = malloc((size_t)n + 1), *qg = malloc((size_t)n + 1);
     float *fw = malloc(sizeof(float) * (size_t)n), *fg = malloc(sizeof(float) * (size_t)n + 4);
-    for (int64_t c = 0; c < C; c++)
-        sc[c] = (float)check_rng_uniform(&rng, 0.01, 0.1);
+    for (int64_t c = 0; c < C; c++) /* some scales whose reciprocal rounds far (0.1) */
+        sc[c] = c % 3 == 0 ? 0.1f : c % 3 == 1 ? 6.1e-3f : (float)check_rng_uniform(&rng, 0.01, 0.1);
     fill_q(qt, zpv, C, 0);
     for (int64_t i = 0; i < n; i++) {
         const int64_t c = (i / inner) % C, kind = i % 11;
         const double u = check_rng_uniform(&rng, -1, 1);
         x[i] = kind == 0   ? (float)((double)rnd(-300, 300) * 0.5 * sc[c]) /* ties */
+               : kind == 4 ? ((float)rnd(-300, 300) + 0.5f) * sc[c] /* within an ulp of them */
+               : kind == 5 ? nextafterf(((float)rnd(-300, 300) + 0.5f) * sc[c],
+                                        i & 2 ? INFINITY : -INFINITY)
                : kind == 1 ? (float)(u * 1e3)                               /* saturates */
                : kind == 2 && i % 7 == 0 ? NAN
                : kind == 3 && i % 5 == 0 ? (i & 1 ? INFINITY : -INFINITY)
