@@ -8,15 +8,19 @@
  * each tile before it is stored, so the intermediates are never written.
  * Each absorbed value must have no other reader and not be a graph output.
  * ResNet's Conv -> Add -> Relu at the end of each bottleneck block becomes
- * one node: the Relu is the epilogue's post_activation.
+ * one node: the Relu is the epilogue's post_activation. The dynamically
+ * quantised ConvInteger -> Cast -> Mul(scale) -> [Add(bias)] -> [Relu |
+ * Clip] chain becomes one FusedConvInteger (fuse_convint, below).
  */
 #include "compiler/conv_attrs.h"
 #include "compiler/rewrite.h"
 
 #include "ir/ops/fused.h"
 #include "kernels/gemm/gemm.h"
+#include "kernels/quant/quant.h"
 
 #include <float.h>
+#include <stdlib.h>
 
 static int definite(const ir_shape_t *s)
 {
@@ -83,6 +87,150 @@ static cairn_status_t fuse_one(rw_t *r, int ci)
     return rw_try_replace(r, last, IR_OP_FusedConv, in, n_in, attrs, na, grp, ng);
 }
 
+/* v: a constant f32 of M values laid along the channel axis of a rank-r
+ * NCHW tensor ([M], or [1, M, 1, ...] / [M, 1, ...] broadcasting against
+ * it): 1; one element (any producer) for *one: 1 with *one set */
+static int per_channel(const ir_graph_t *g, int v, int64_t M, int rank, int *one)
+{
+    *one = 0;
+    if (v < 0 || g->values[v].type.dtype != CAIRN_F32)
+        return 0;
+    const ir_shape_t *s = &g->values[v].type.shape;
+    if (s->rank < 0 || !ir_shape_is_concrete(s))
+        return 0;
+    if (ir_shape_numel(s) == 1 && s->rank <= rank)
+        return *one = 1;
+    if (g->values[v].kind != IR_VALUE_CONSTANT || ir_shape_numel(s) != M || s->rank > rank)
+        return 0;
+    /* right-aligned against (N, M, spatial...): M must sit at axis 1 */
+    const int axis = rank - s->rank; /* the output axis of s's dim 0 */
+    for (int i = 0; i < s->rank; i++)
+        if (s->d[i] != (axis + i == 1 ? M : 1))
+            return 0;
+    return 1;
+}
+
+/* The dynamically quantised form of a Conv, as onnxruntime's
+ * quantize_dynamic writes it:
+ *   ConvInteger(x, W const 8-bit, [xz], [wz const]) -> Cast(to f32)
+ *     -> Mul(scale: one value, any producer, or a constant per channel)
+ *     -> [Add(bias: a constant per channel, [1, M, 1, 1])]
+ *     -> [Relu | Clip with constant bounds]
+ * -> FusedConvInteger(x, W, scale, xz, wz, [bias]) with the activation:
+ * the int8 product dequantised in its pass over the sums (the GEMM's, or
+ * a depthwise one's plane by plane), the Cast's, Mul's, Add's and
+ * activation's tensors never written. The same f32 operations in the
+ * same order (the sum converted, times the scale, plus the bias, the
+ * activation), so the same results. */
+static cairn_status_t fuse_convint(rw_t *r, int ci)
+{
+    const ir_graph_t *g = r->g;
+    const ir_node_t *cv = &g->nodes[ci];
+    const int X = cv->inputs[0], W = cv->inputs[1];
+    const int xz = cv->n_inputs > 2 ? cv->inputs[2] : -1, wz = cv->n_inputs > 3 ? cv->inputs[3] : -1;
+    const ir_value_t *wv = &g->values[W];
+    const int rank = wv->type.shape.rank;
+    if (wv->kind != IR_VALUE_CONSTANT || rank < 3 || rank > 2 + CONV_SP ||
+        !ir_shape_is_concrete(&wv->type.shape) || (wz >= 0 && g->values[wz].kind != IR_VALUE_CONSTANT))
+        return CAIRN_OK;
+    const int64_t M = wv->type.shape.d[0];
+    const ir_attr_t *gr = ir_node_attr(cv, "group");
+    const int64_t group = gr ? gr->i : 1;
+    /* group 1 (the int8 GEMM) or depthwise (quant_dwconv: W (M, 1, k...),
+     * one or two spatial dims, dilation 1, up to 258 taps, a last stride of
+     * at most 4); FusedConvInteger's inference checks the rest */
+    if (group != 1) {
+        const ir_attr_t *dl = ir_node_attr(cv, "dilations"), *st = ir_node_attr(cv, "strides");
+        int64_t taps = 1;
+        for (int d = 2; d < rank; d++)
+            taps *= wv->type.shape.d[d];
+        int ok = group == M && wv->type.shape.d[1] == 1 && rank <= 4 && taps <= QUANT_DW_MAX_TAPS;
+        for (size_t i = 0; ok && dl && i < dl->n; i++)
+            ok = dl->ints[i] == 1;
+        if (ok && st && st->n >= 1)
+            ok = st->ints[st->n - 1] >= 1 && st->ints[st->n - 1] <= 4;
+        if (!ok)
+            return CAIRN_OK;
+    }
+    int grp[6], ng = 0;
+    grp[ng++] = ci;
+    const int cast = rw_sole_consumer(r, cv->outputs[0]);
+    if (cast < 0 || g->nodes[cast].op != IR_OP_Cast ||
+        g->values[g->nodes[cast].outputs[0]].type.dtype != CAIRN_F32)
+        return CAIRN_OK;
+    grp[ng++] = cast;
+    int cur = g->nodes[cast].outputs[0];
+    const int orank = g->values[cur].type.shape.rank;
+    const int mul = rw_sole_consumer(r, cur);
+    if (mul < 0 || g->nodes[mul].op != IR_OP_Mul)
+        return CAIRN_OK;
+    const int scale = rw_other_input(&g->nodes[mul], cur);
+    int one;
+    if (scale == cur || !per_channel(g, scale, M, orank, &one))
+        return CAIRN_OK;
+    grp[ng++] = mul;
+    int last = mul, bias = -1, c;
+    cur = g->nodes[mul].outputs[0];
+    c = rw_sole_consumer(r, cur);
+    int bone = 0;
+    if (c >= 0 && g->nodes[c].op == IR_OP_Add) {
+        const int b = rw_other_input(&g->nodes[c], cur);
+        if (b != cur && per_channel(g, b, M, orank, &bone) && (!bone || g->values[b].kind ==
+                                                                           IR_VALUE_CONSTANT)) {
+            bias = b;
+            grp[ng++] = last = c;
+            cur = g->nodes[c].outputs[0];
+            c = rw_sole_consumer(r, cur);
+        }
+    }
+    gemm_act_t act = GEMM_ACT_NONE;
+    float lo = -FLT_MAX, hi = FLT_MAX;
+    if (c >= 0 && rw_epilogue_activation(g, c, cur, 0, &act, &lo, &hi)) {
+        if (act != GEMM_ACT_RELU && act != GEMM_ACT_CLIP)
+            act = GEMM_ACT_NONE;
+        else
+            grp[ng++] = last = c;
+    }
+    if (!rw_group_closed(r, last, grp, ng))
+        return CAIRN_OK;
+    /* the scale and bias as FusedConvInteger takes them: one value or [M] */
+    int sv = scale, bv = bias;
+    if (!one) {
+        BASE_TRY(rw_add_const(r, "convint_scale", CAIRN_F32, 1, &M,
+                              r->g->values[scale].data, &sv));
+    }
+    if (bias >= 0) {
+        const int64_t nb = bone ? 1 : M;
+        if (bone) { /* one bias value for every channel */
+            float *bb = malloc((size_t)M * sizeof *bb);
+            if (!bb)
+                return base_error(CAIRN_ERR_OUT_OF_MEMORY, "fuse_conv: %lld biases", (long long)M);
+            for (int64_t i = 0; i < M; i++)
+                bb[i] = *(const float *)r->g->values[bias].data;
+            cairn_status_t st = rw_add_const(r, "convint_bias", CAIRN_F32, 1, &M, bb, &bv);
+            free(bb);
+            BASE_TRY(st);
+        } else {
+            BASE_TRY(rw_add_const(r, "convint_bias", CAIRN_F32, 1, &nb, r->g->values[bias].data,
+                                  &bv));
+        }
+    }
+    g = r->g; /* adding values may have moved the arrays */
+    cv = &g->nodes[ci];
+    cairn_attr_t attrs[12];
+    int na = conv_attrs_of(cv, attrs, 8);
+    if (na < 0)
+        return CAIRN_OK;
+    attrs[na++] = cairn_attr_int("activation", act);
+    if (act == GEMM_ACT_CLIP) {
+        attrs[na++] = cairn_attr_float("clip_min", lo);
+        attrs[na++] = cairn_attr_float("clip_max", hi);
+    }
+    const int in[6] = {X, W, sv, xz, wz, bv};
+    const int n_in = bv >= 0 ? 6 : wz >= 0 ? 5 : xz >= 0 ? 4 : 3;
+    return rw_try_replace(r, last, IR_OP_FusedConvInteger, in, n_in, attrs, na, grp, ng);
+}
+
 cairn_status_t pass_fuse_conv(ir_graph_t *g, const pass_ctx_t *c)
 {
     (void)c;
@@ -92,6 +240,8 @@ cairn_status_t pass_fuse_conv(ir_graph_t *g, const pass_ctx_t *c)
     for (int i = 0; i < g->n_nodes && s == CAIRN_OK; i++)
         if (!r.dead[i] && g->nodes[i].op == IR_OP_Conv)
             s = fuse_one(&r, i);
+        else if (!r.dead[i] && g->nodes[i].op == IR_OP_ConvInteger)
+            s = fuse_convint(&r, i);
     if (s != CAIRN_OK) {
         rw_free(&r);
         return s;

@@ -207,9 +207,10 @@ static cairn_status_t pack_convint(rw_t *r, int i)
     const int W = n->inputs[1];
     const ir_value_t *wv = &g->values[W];
     const int rank = wv->type.shape.rank;
-    if (attr_i(n, "packed", 0) || wv->kind != IR_VALUE_CONSTANT || rank < 3 ||
-        rank > 2 + CONV_SP || (wv->type.dtype != CAIRN_U8 && wv->type.dtype != CAIRN_I8))
-        return CAIRN_OK;
+    if (attr_i(n, "packed", 0) || attr_i(n, "group", 1) != 1 || wv->kind != IR_VALUE_CONSTANT ||
+        rank < 3 || rank > 2 + CONV_SP ||
+        (wv->type.dtype != CAIRN_U8 && wv->type.dtype != CAIRN_I8))
+        return CAIRN_OK; /* a depthwise one (group > 1) reads W as it is */
     const int64_t M = wv->type.shape.d[0];
     int64_t K = 1, ks[CONV_SP];
     for (int d = 1; d < rank; d++)

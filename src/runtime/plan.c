@@ -672,10 +672,20 @@ void plan_step_kernel(const plan_step_t *st, char *buf, size_t cap)
                  epilogue_str(st, FUSED_MM_ACTIVATION, FUSED_MM_POST_ACTIVATION, 5, 6, epi,
                               sizeof epi));
     } else if (n->op == IR_OP_FusedConvInteger) {
-        const ir_attr_t *pk = ir_node_attr(n, "packed");
-        snprintf(buf, cap, "int8 conv: im2col + int8 gemm %s%s, dequantised%s%s",
-                 gemm_s8_variant_name(), pk && pk->i ? " packed-W" : "",
+        const ir_attr_t *pk = ir_node_attr(n, "packed"), *gr = ir_node_attr(n, "group");
+        const ir_attr_t *ac = ir_node_attr(n, "activation");
+        const int64_t act = ac ? ac->i : 0;
+        char how[96];
+        if (gr && gr->i > 1)
+            snprintf(how, sizeof how, "int8 depthwise %s", quant_dw_variant());
+        else
+            snprintf(how, sizeof how, "int8 conv: im2col + int8 gemm %s%s", gemm_s8_variant_name(),
+                     pk && pk->i ? " packed-W" : "");
+        snprintf(buf, cap, "%s, %s%s%s%s", how,
+                 ir_node_attr(n, "requant") && ir_node_attr(n, "requant")->i ? "requantised"
+                                                                              : "dequantised",
                  n->n_inputs > 5 && n->inputs[5] >= 0 ? ", bias" : "",
+                 act == GEMM_ACT_RELU ? ", relu" : act == GEMM_ACT_CLIP ? ", clip" : "",
                  n->n_inputs > 6 && n->inputs[6] >= 0 ? ", residual" : "");
     } else if ((n->op == IR_OP_MatMulInteger || n->op == IR_OP_QLinearMatMul) && st->n_in > 0 &&
                st->in[0].rank >= 1 && quant_matmul_fast(st->in[0].shape[st->in[0].rank - 1])) {

@@ -419,6 +419,77 @@ static void test_fuse_int8(const char *act, int second_reader)
     cairn_graph_destroy(g);
 }
 
+/* What quantize_dynamic writes for a Conv: DynamicQuantizeLinear ->
+ * ConvInteger(xq, W int8, xz) -> Cast(f32) -> Mul(xs * ws) -> Add(bias
+ * [1, M, 1, 1]) -> act: one FusedConvInteger with the activation, for a
+ * group-1 convolution (the int8 GEMM) and a depthwise one (quant_dwconv),
+ * the same f32 operations in the same order, so the unfused graph's
+ * results exactly; act "" leaves the Add last, "Sigmoid" (not an
+ * activation FusedConvInteger takes) stays after it, and a second reader
+ * of the Cast's output stops the fusion. */
+static void test_fuse_convint(int depthwise, const char *act, int second_reader)
+{
+    cairn_graph_t *g;
+    CHECK_OK(cairn_graph_create(&g));
+    const int64_t C = 6, M = depthwise ? 6 : 10, Cg = depthwise ? 1 : C;
+    int64_t dx[4] = {2, C, 9, 8}, db[4] = {1, M, 1, 1};
+    cairn_value_id x;
+    CHECK_OK(cairn_graph_add_input(g, "x", CAIRN_F32, 4, dx, NULL, &x));
+    int8_t w[10 * 6 * 9];
+    check_rng_t rr = {77};
+    for (int i = 0; i < M * Cg * 9; i++)
+        w[i] = (int8_t)((int)(check_rng_next(&rr) % 255) - 127);
+    cairn_tensor_t wt = {CAIRN_I8, 4, {M, Cg, 3, 3}, w};
+    cairn_value_id W, q[3];
+    CHECK_OK(cairn_graph_add_constant(g, "W", &wt, &W));
+    CHECK_OK(cairn_graph_add_node(g, "DynamicQuantizeLinear", "dq", &x, 1, NULL, 0, q, 3, NULL));
+    cairn_value_id s = bin(g, "Mul", "scales", q[1], scalar(g, "ws", 0.0123f));
+    int64_t pads[4] = {1, 1, 1, 1}, strides[2] = {1, 2};
+    cairn_attr_t ca[3] = {cairn_attr_ints("pads", pads, 4), cairn_attr_ints("strides", strides, 2),
+                          cairn_attr_int("group", depthwise ? C : 1)};
+    cairn_value_id ci[3] = {q[0], W, q[2]};
+    cairn_value_id t = node(g, "ConvInteger", "conv/ConvInteger", ci, 3, ca, 3);
+    cairn_attr_t to = cairn_attr_int("to", CAIRN_F32);
+    cairn_value_id c = node(g, "Cast", "conv/Cast", &t, 1, &to, 1);
+    cairn_value_id m = bin(g, "Mul", "conv/scale", c, s);
+    cairn_value_id y = bin(g, "Add", "conv/bias", m, tensor(g, "bias", 4, db, 5, -1, 1));
+    if (act[0] && !strcmp(act, "Clip")) {
+        cairn_value_id cin[3] = {y, scalar(g, "lo", 0.0f), scalar(g, "hi", 6.0f)};
+        y = node(g, "Clip", "conv/act", cin, 3, NULL, 0);
+    } else if (act[0]) {
+        y = node(g, act, "conv/act", &y, 1, NULL, 0);
+    }
+    CHECK_OK(cairn_graph_mark_output(g, y));
+    if (second_reader)
+        CHECK_OK(cairn_graph_mark_output(g, c));
+    ir_graph_t *cg = compiled(g, "fold,fuse_conv");
+    const ir_node_t *n = find_op(cg, IR_OP_FusedConvInteger);
+    const int fused_act = !strcmp(act, "Relu") || !strcmp(act, "Clip");
+    if (second_reader) {
+        CHECK(!n && count_op(cg, IR_OP_ConvInteger) == 1);
+    } else {
+        const ir_attr_t *ga = n ? ir_node_attr(n, "group") : NULL;
+        CHECK(n && count_op(cg, IR_OP_ConvInteger) == 0 && count_op(cg, IR_OP_Cast) == 0 &&
+              count_op(cg, IR_OP_Add) == 0 && count_op(cg, IR_OP_Mul) == 1 && n->n_inputs == 6 &&
+              has_source(n, "conv/ConvInteger") && has_source(n, "conv/bias") &&
+              has_source(n, "conv/act") == fused_act &&
+              cg->values[n->inputs[5]].type.shape.rank == 1 && ga &&
+              ga->i == (depthwise ? C : 1));
+        CHECK(n && (ir_node_attr(n, "activation") ? ir_node_attr(n, "activation")->i : 0) ==
+                       (!strcmp(act, "Relu")   ? GEMM_ACT_RELU
+                        : !strcmp(act, "Clip") ? GEMM_ACT_CLIP
+                                               : GEMM_ACT_NONE));
+        if (!strcmp(act, "Sigmoid"))
+            CHECK(count_op(cg, IR_OP_Sigmoid) == 1);
+    }
+    ir_graph_destroy(cg);
+    int64_t dims[1][CAIRN_MAX_RANK] = {{2, C, 9, 8}};
+    int ranks[1] = {4};
+    compare_runs(g, "fold,fuse_conv", 1, dims, ranks, 0);
+    compare_runs(g, "all", 1, dims, ranks, 0);
+    cairn_graph_destroy(g);
+}
+
 /* ---- fuse_qdq: onnxruntime's QDQ form ---- */
 
 /* A constant of one 8-bit value. */
@@ -878,6 +949,13 @@ int main(void)
     test_fuse_int8("Relu", 0);
     test_fuse_int8("Gelu", 0);
     test_fuse_int8("Relu", 1);
+    for (int dw = 0; dw < 2; dw++) {
+        test_fuse_convint(dw, "Relu", 0);
+        test_fuse_convint(dw, "Clip", 0);
+        test_fuse_convint(dw, "", 0);
+        test_fuse_convint(dw, "Sigmoid", 0);
+        test_fuse_convint(dw, "Relu", 1);
+    }
     test_fuse_qdq(CAIRN_U8, 128, 0, 0);
     test_fuse_qdq(CAIRN_I8, -3, 1, 0);
     test_fuse_qdq(CAIRN_U8, 7, 1, 1);

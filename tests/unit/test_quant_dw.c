@@ -2,7 +2,9 @@
  * QLinearConv and ConvInteger with one channel a group) against a direct
  * integer reference, bit for bit: x and W u8 / i8 with zero points (W's
  * one or one per channel), outputs i32 (the sums) and u8 / i8
- * (requantised: bias, multipliers one or per channel, saturating ones);
+ * (requantised: bias, multipliers one or per channel, saturating ones)
+ * and f32 (dequantised: scales, f32 bias, relu or clip, residual;
+ * quant_dwconv_f32);
  * the 3x3 kernel at strides 1 and 2 (its AVX-512 form's own path) and
  * other kernels, strides and paddings (1x1, 5x5, 3x1, 1x3, 7x7, 16x16 =
  * 256 taps, stride 3 and 4, mixed strides, asymmetric padding, padding
@@ -56,7 +58,12 @@ static int run(const dw_case_t *c, cairn_dtype_t xt, cairn_dtype_t wt, cairn_dty
     uint8_t *x = malloc((size_t)nx), *w = malloc((size_t)nw), *wz = malloc((size_t)c->C);
     int32_t *bias = malloc((size_t)c->C * sizeof(int32_t));
     float *mult = malloc((size_t)c->C * sizeof(float));
-    const size_t ysz = yt == CAIRN_I32 ? 4 : 1;
+    const size_t ysz = yt == CAIRN_I32 || yt == CAIRN_F32 ? 4 : 1;
+    float *fbias = malloc((size_t)c->C * sizeof(float)), *res = malloc((size_t)ny * sizeof(float));
+    for (int64_t i = 0; i < c->C; i++)
+        fbias[i] = (float)rnd(-1000, 1000) / 64.0f;
+    for (int64_t i = 0; i < ny; i++)
+        res[i] = (float)rnd(-1000, 1000) / 32.0f;
     char *y = malloc((size_t)ny * ysz), *want = malloc((size_t)ny * ysz);
     fill(xt, x, nx, mode);
     fill(wt, w, nw, mode ? -1 : 0);
@@ -69,6 +76,10 @@ static int run(const dw_case_t *c, cairn_dtype_t xt, cairn_dtype_t wt, cairn_dty
         mult[i] = (float)(rnd(1, 2000) * 1e-6 * (rnd(0, 9) == 0 ? 1000.0 : 1.0));
     }
     const uint8_t yz = (uint8_t)rnd(0, 255);
+    const int32_t yzv = yt == CAIRN_I8 ? (int8_t)yz : yz;
+    /* f32 outputs: no activation, relu or clip to [-3, 5] by the plane's width */
+    const gemm_act_t act = c->IW % 3 == 1 ? GEMM_ACT_RELU : c->IW % 3 == 2 ? GEMM_ACT_CLIP
+                                                                          : GEMM_ACT_NONE;
     /* the reference: integer sums over the taps inside the plane */
     for (int64_t n = 0; n < c->N; n++)
         for (int64_t ch = 0; ch < c->C; ch++) {
@@ -87,13 +98,24 @@ static int run(const dw_case_t *c, cairn_dtype_t xt, cairn_dtype_t wt, cairn_dty
                                  (q_load(w, wt, ch * taps + kh * c->KW + kw) - wzc);
                         }
                     const int64_t yi = ((n * c->C + ch) * OH + oh) * OW + ow;
-                    if (yt == CAIRN_I32)
+                    if (yt == CAIRN_I32) {
                         ((int32_t *)want)[yi] = (int32_t)s;
-                    else
+                    } else if (yt == CAIRN_F32) { /* quant_conv_f32's order, one rounding each */
+                        float v = (float)s * mult[scale_vec ? ch : 0];
+                        if (bias_on)
+                            v += fbias[ch];
+                        if (act == GEMM_ACT_RELU)
+                            v = v > 0.0f ? v : 0.0f;
+                        else if (act == GEMM_ACT_CLIP)
+                            v = v < -3.0f ? -3.0f : v > 5.0f ? 5.0f : v;
+                        if (bias_on > 1)
+                            v += res[yi];
+                        ((float *)want)[yi] = v;
+                    } else
                         q_store(want, yt, yi,
                                 nearbyint(((double)s + bias[ch]) *
                                           (double)mult[scale_vec ? ch : 0]) +
-                                    q_load(&yz, yt, 0));
+                                    yzv);
                 }
         }
     quant_conv_params_t p;
@@ -114,11 +136,22 @@ static int run(const dw_case_t *c, cairn_dtype_t xt, cairn_dtype_t wt, cairn_dty
              (long long)c->N, (long long)c->C, (long long)c->IH, (long long)c->IW, c->KH, c->KW,
              c->SH, c->SW, (long long)c->ph0, (long long)c->pw0, (long long)c->ph1,
              (long long)c->pw1, (long long)OH, (long long)OW, xt == CAIRN_U8 ? "u8" : "i8",
-             wt == CAIRN_U8 ? "u8" : "i8", yt == CAIRN_U8 ? "u8" : yt == CAIRN_I8 ? "i8" : "i32",
+             wt == CAIRN_U8 ? "u8" : "i8",
+             yt == CAIRN_U8 ? "u8" : yt == CAIRN_I8 ? "i8" : yt == CAIRN_F32 ? "f32" : "i32",
              wz_vec ? "/ch" : "", scale_vec ? "/ch" : "", bias_on, threads, mode);
     int ok = quant_dw_fits(&p.g);
     CHECK_MSG(ok, "%s: quant_dw_fits refused it", what);
-    const cairn_status_t st = quant_dwconv(&k, &p, x, w, bias_on ? bias : NULL, &yz, yt, y);
+    gemm_epilogue_t epi;
+    memset(&epi, 0, sizeof epi);
+    epi.scale = 1.0f;
+    if (bias_on)
+        epi.bias_kind = GEMM_BIAS_ROW, epi.bias = fbias;
+    if (bias_on > 1)
+        epi.residual = res;
+    epi.act = act, epi.clip_lo = -3.0f, epi.clip_hi = 5.0f;
+    const cairn_status_t st =
+        yt == CAIRN_F32 ? quant_dwconv_f32(&k, &p, x, w, &epi, (float *)(void *)y)
+                        : quant_dwconv(&k, &p, x, w, bias_on ? bias : NULL, &yz, yt, y);
     CHECK_MSG(st == CAIRN_OK, "%s: %s", what, cairn_last_error());
     ok = ok && st == CAIRN_OK;
     int64_t bad = -1;
@@ -127,7 +160,7 @@ static int run(const dw_case_t *c, cairn_dtype_t xt, cairn_dtype_t wt, cairn_dty
             bad = i;
     CHECK_MSG(bad < 0, "%s: element %lld differs", what, (long long)bad);
     ok = ok && bad < 0;
-    free(x), free(w), free(wz), free(bias), free(mult), free(y), free(want);
+    free(x), free(w), free(wz), free(bias), free(mult), free(y), free(want), free(fbias), free(res);
     return ok;
 }
 
@@ -142,6 +175,7 @@ static void test_3x3(void)
             const int64_t H = sz[i], W = sz[(i * 7 + 3) % (sizeof sz / sizeof sz[0])];
             dw_case_t c = {1, 3, H, W, 3, 3, s, s, 1, 1, 1, 1};
             run(&c, CAIRN_U8, CAIRN_I8, CAIRN_U8, 1, 1, 1, 1, 0);
+            run(&c, CAIRN_U8, CAIRN_I8, CAIRN_F32, 1, 1, 1 + (int)(i & 1), 1, 0);
             c.IH = W, c.IW = H;
             run(&c, CAIRN_I8, CAIRN_U8, CAIRN_I32, 0, 0, 0, 1, 0);
             if (H >= 3 && W >= 3) {
@@ -172,6 +206,7 @@ static void test_other_kernels(void)
         for (int t = 1; t <= 2; t++) {
             run(&cases[i], CAIRN_U8, CAIRN_I8, CAIRN_U8, 1, 1, 1, t, 0);
             run(&cases[i], CAIRN_I8, CAIRN_I8, CAIRN_I32, 0, 0, 0, t, 0);
+            run(&cases[i], CAIRN_U8, CAIRN_U8, CAIRN_F32, 1, 0, t, t, 0);
         }
 }
 
@@ -181,8 +216,8 @@ static void test_extremes(void)
      * and the 3x3 path's; every output type */
     dw_case_t big = {1, 2, 18, 18, 16, 16, 1, 1, 0, 0, 0, 0};
     dw_case_t c3 = {1, 2, 18, 35, 3, 3, 1, 1, 1, 1, 1, 1};
-    static const cairn_dtype_t ys[] = {CAIRN_I32, CAIRN_U8, CAIRN_I8};
-    for (int i = 0; i < 3; i++) {
+    static const cairn_dtype_t ys[] = {CAIRN_I32, CAIRN_U8, CAIRN_I8, CAIRN_F32};
+    for (int i = 0; i < 4; i++) {
         run(&big, CAIRN_U8, CAIRN_I8, ys[i], 0, 0, 1, 1, 1);
         run(&big, CAIRN_I8, CAIRN_U8, ys[i], 1, 1, 0, 1, 1);
         run(&c3, CAIRN_U8, CAIRN_U8, ys[i], 1, 1, 1, 2, 1);
@@ -222,6 +257,15 @@ static void test_refused(void)
     p.xt = CAIRN_U8; /* requantised output without multipliers */
     CHECK_FAILS(quant_dwconv(&k, &p, x, w, NULL, NULL, CAIRN_U8, y), CAIRN_ERR_INVALID_ARGUMENT,
                 "multipliers");
+    CHECK_FAILS(quant_dwconv(&k, &p, x, w, NULL, NULL, CAIRN_F32, y), CAIRN_ERR_INVALID_ARGUMENT,
+                "quant_dwconv_f32");
+    float sc = 0.5f, yf[256];
+    p.scale = &sc;
+    gemm_epilogue_t e;
+    memset(&e, 0, sizeof e);
+    e.scale = 1.0f, e.act = GEMM_ACT_SIGMOID;
+    CHECK_FAILS(quant_dwconv_f32(&k, &p, x, w, &e, yf), CAIRN_ERR_UNSUPPORTED, "epilogue");
+    p.scale = NULL;
     CHECK_FAILS(quant_dwconv(&k, NULL, x, w, NULL, NULL, CAIRN_I32, y),
                 CAIRN_ERR_INVALID_ARGUMENT, "null");
     CHECK_FAILS(quant_dwconv(&k, &p, NULL, w, NULL, NULL, CAIRN_I32, y),

@@ -63,17 +63,20 @@ size_t op_quant_workspace(const ir_node_t *n, const ktensor_t *in, int n_in,
 /* ---- schemas ---- */
 const ir_attr_def_t op_quant_axis_attrs[] = {IR_ATTR_INT("axis", 1), IR_ATTR_END};
 enum { QC_AUTO_PAD, QC_DILATIONS, QC_GROUP, QC_KERNEL_SHAPE, QC_PADS, QC_STRIDES, QC_PACKED,
-       QC_M, QC_REQUANT };
+       QC_M, QC_REQUANT, QC_ACTIVATION, QC_CLIP_MIN, QC_CLIP_MAX };
 const ir_attr_def_t op_quant_conv_attrs[] = {
     IR_ATTR_STRING("auto_pad", "NOTSET"), IR_ATTR_INTS("dilations"), IR_ATTR_INT("group", 1),
     IR_ATTR_INTS("kernel_shape"), IR_ATTR_INTS("pads"), IR_ATTR_INTS("strides"), IR_ATTR_END};
 /* FusedConvInteger: ConvInteger's, W packed by quant_pack_a (prepack)
- * with its output channels m (kernel_shape then required), and requant
- * (QLinearConv's form) */
+ * with its output channels m (kernel_shape then required), requant
+ * (QLinearConv's form), and the dequantising form's activation after the
+ * bias (gemm_act_t: none, relu or clip with its bounds) */
 const ir_attr_def_t op_fused_convint_attrs[] = {
     IR_ATTR_STRING("auto_pad", "NOTSET"), IR_ATTR_INTS("dilations"), IR_ATTR_INT("group", 1),
     IR_ATTR_INTS("kernel_shape"), IR_ATTR_INTS("pads"), IR_ATTR_INTS("strides"),
-    IR_ATTR_INT("packed", 0), IR_ATTR_INT("m", 0), IR_ATTR_INT("requant", 0), IR_ATTR_END};
+    IR_ATTR_INT("packed", 0), IR_ATTR_INT("m", 0), IR_ATTR_INT("requant", 0),
+    IR_ATTR_INT("activation", 0), IR_ATTR_FLOAT("clip_min", -3.402823466e38f),
+    IR_ATTR_FLOAT("clip_max", 3.402823466e38f), IR_ATTR_END};
 const ir_attr_def_t op_quant_gathernd_attrs[] = {IR_ATTR_INT("batch_dims", 0), IR_ATTR_END};
 const ir_attr_def_t op_quant_scatternd_attrs[] = {IR_ATTR_STRING("reduction", "none"),
                                                   IR_ATTR_END};
@@ -1068,6 +1071,23 @@ static size_t convint_packed_size(const ir_shape_t *w)
  * formed in f32 as the reference forms it, B int32; the output is zy's
  * 8-bit type, the reference's requantisation of the same exact sums
  * (quant_conv_q8), so its bits. */
+/* A FusedConvInteger of group > 1 that runs: depthwise (one input channel
+ * and one output channel a group: W (C, 1, kernel...)), W as given, the
+ * dequantising form; quant_dw_fits then checks the rest of the geometry
+ * where the sizes are known (fuse_qdq makes only those that fit). */
+static int fused_convint_dw(const ir_node_t *n, const ir_shape_t *wsh, const conv_params_t *kp)
+{
+    if (ir_attr_i(n, QC_PACKED) || ir_attr_i(n, QC_REQUANT) || wsh->rank < 3 ||
+        wsh->d[1] != 1 || wsh->d[0] != kp->group)
+        return 0;
+    for (int d = 0; d < CONV_SP; d++)
+        if (!ir_dim_known(kp->in[d]) || !ir_dim_known(kp->out[d]))
+            return 1; /* sizes unknown yet: the execution checks them */
+    if (!ir_dim_known(kp->C))
+        return 1;
+    return kp->C == kp->group && quant_dw_fits(kp);
+}
+
 cairn_status_t op_fused_convint_infer(ir_infer_ctx_t *c)
 {
     const int packed = (int)ir_attr_i(c->node, QC_PACKED);
@@ -1083,8 +1103,10 @@ cairn_status_t op_fused_convint_infer(ir_infer_ctx_t *c)
     conv_params_t kp;
     BASE_TRY(convint_w_shape(c->node, &c->in[0].shape, &c->in[1].shape, &wsh));
     BASE_TRY(q_conv_geom(c->node, &c->in[0].shape, &wsh, &y, &kp));
-    if (kp.group != 1)
-        return ir_infer_error(c, CAIRN_ERR_UNSUPPORTED, "group is %lld; only group 1 runs here",
+    if (kp.group != 1 && !fused_convint_dw(c->node, &wsh, &kp))
+        return ir_infer_error(c, CAIRN_ERR_UNSUPPORTED,
+                              "group is %lld; only group 1 or a depthwise convolution (one "
+                              "channel a group, unpacked W, dequantised) runs here",
                               (long long)kp.group);
     if (packed) {
         const size_t need = convint_packed_size(&wsh);
@@ -1094,6 +1116,13 @@ cairn_status_t op_fused_convint_infer(ir_infer_ctx_t *c)
     }
     const int64_t M = wsh.rank >= 1 ? wsh.d[0] : IR_DIM_UNKNOWN;
     const int requant = (int)ir_attr_i(c->node, QC_REQUANT);
+    const int64_t act = ir_attr_i(c->node, QC_ACTIVATION);
+    if ((act != GEMM_ACT_NONE && act != GEMM_ACT_RELU && act != GEMM_ACT_CLIP) ||
+        (act != GEMM_ACT_NONE && requant))
+        return ir_infer_error(c, CAIRN_ERR_INVALID_ARGUMENT,
+                              "activation %lld: the dequantising form takes 0 (none), %d (relu) "
+                              "or %d (clip); the requantising form none",
+                              (long long)act, (int)GEMM_ACT_RELU, (int)GEMM_ACT_CLIP);
     BASE_TRY(q_dequant_inputs(c, packed, M, "output channel", "x_zero_point", "w_zero_point",
                               requant ? q_i32 : q_f32));
     c->out[0].shape = y;
@@ -1146,10 +1175,14 @@ cairn_status_t op_fused_convint_exec(const ir_node_t *n, const ktensor_t *in, in
     gemm_epilogue_t epi;
     memset(&epi, 0, sizeof epi);
     epi.scale = 1.0f;
+    epi.act = (gemm_act_t)ir_attr_i(n, QC_ACTIVATION);
+    epi.clip_lo = ir_attr_f(n, QC_CLIP_MIN), epi.clip_hi = ir_attr_f(n, QC_CLIP_MAX);
     if (kpresent(in, n_in, 5))
         epi.bias_kind = GEMM_BIAS_ROW, epi.bias = in[5].data;
     if (kpresent(in, n_in, 6))
         epi.residual = in[6].data;
+    if (p.g.group > 1) /* depthwise (infer checked): plane by plane in cache */
+        return quant_dwconv_f32(k, &p, in[0].data, in[1].data, &epi, out[0].data);
     return quant_conv_f32(k, &p, in[0].data, in[1].data, &epi, out[0].data);
 }
 

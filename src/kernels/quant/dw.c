@@ -1,7 +1,8 @@
 /*
- * Depthwise convolution of 8-bit x and W (quant.h's quant_dwconv):
- * QLinearConv and ConvInteger with one channel a group, MobileNetV2's
- * 3x3 layers in onnxruntime's QOperator form.
+ * Depthwise convolution of 8-bit x and W (quant.h's quant_dwconv and
+ * quant_dwconv_f32): QLinearConv, ConvInteger and FusedConvInteger with
+ * one channel a group, MobileNetV2's 3x3 layers in onnxruntime's
+ * QOperator and dynamically quantised forms.
  *
  * Per plane (image n, channel c), in the worker's scratch:
  *   1. x - xz as f32 into P, a zero-padded copy of the input rows and
@@ -12,8 +13,10 @@
  *      wz[c] as f32: every product is an integer of at most 255 x 255 in
  *      magnitude and every partial sum of at most 258 of them stays below
  *      2^24, so the f32 sums, in any order, are the exact integers;
- *   3. the sums as int32 (ConvInteger) or requantised by quant_requant_row
- *      (QLinearConv: the reference's arithmetic, bit for bit).
+ *   3. the sums as int32 (ConvInteger), requantised by quant_requant_row
+ *      (QLinearConv: the reference's arithmetic, bit for bit) or
+ *      dequantised (FusedConvInteger: times the scale, the bias, the
+ *      activation and a residual, quant_conv_f32's f32 operations).
  * The padding adds nothing, as the reference's x - xz of a padded tap (xz
  * - xz) is 0. P's padding positions are the same for every plane of a
  * call: zeroed once per worker, each plane writes only its inputs'.
@@ -103,6 +106,23 @@ void quant_dw_plane_c(const quant_dw_geom_t *g, const void *x, const float *wf, 
                 for (int64_t t = 0; t < n; t++)
                     s[t] += w * src[t];
             }
+            if (o->yt == CAIRN_F32) { /* s[t] is the exact sum: (float)sum */
+                const float m = (float)o->m, b = (float)o->b;
+                float *y = (float *)o->y + at;
+                for (int64_t t = 0; t < n; t++) {
+                    float v = s[t] * m; /* separate statements: no contraction */
+                    if (o->has_b)
+                        v += b;
+                    if (o->act == GEMM_ACT_RELU)
+                        v = v > 0.0f ? v : 0.0f;
+                    else if (o->act == GEMM_ACT_CLIP)
+                        v = v < o->lo ? o->lo : v > o->hi ? o->hi : v;
+                    if (o->res)
+                        v += o->res[at + t];
+                    y[t] = v;
+                }
+                continue;
+            }
             int32_t *d = o->yt == CAIRN_I32 ? (int32_t *)o->y + at : a;
             for (int64_t t = 0; t < n; t++)
                 d[t] = (int32_t)s[t];
@@ -124,6 +144,7 @@ typedef struct dw_job {
     int32_t yz;
     cairn_dtype_t yt;
     void *Y;
+    const gemm_epilogue_t *epi; /* yt F32: the bias, activation and residual */
     const float *wf; /* w - wz as f32, C x taps */
     char *scratch;   /* per worker: P, then the sums of a plane */
     size_t per_worker, p_bytes;
@@ -137,21 +158,33 @@ static void dw_task(void *ctx, size_t b, size_t e, int worker)
     const int64_t C = p->g.C, in_plane = j->g.IH * j->g.IW, out_plane = j->g.OH * j->g.OW;
     float *P = (float *)(j->scratch + (size_t)worker * j->per_worker);
     int32_t *acc = (int32_t *)((char *)P + j->p_bytes);
-    const size_t ysz = j->yt == CAIRN_I32 ? 4 : 1;
+    const size_t ysz = j->yt == CAIRN_U8 || j->yt == CAIRN_I8 ? 1 : 4;
+    /* the f32 form's epilogue (bias, activation, residual), the 8-bit
+     * form's int32 bias */
+    const gemm_epilogue_t *ep = j->yt == CAIRN_F32 ? j->epi : NULL;
     for (size_t t = b; t < e; t++) {
         const int64_t c = (int64_t)t % C;
-        const quant_dw_out_t o = {j->yt, (char *)j->Y + t * (size_t)out_plane * ysz,
-                                  j->bias ? (double)j->bias[c] : 0.0,
+        const double bc = ep ? (ep->bias ? (double)ep->bias[c] : 0.0)
+                             : (j->bias ? (double)j->bias[c] : 0.0);
+        const quant_dw_out_t o = {j->yt,
+                                  (char *)j->Y + t * (size_t)out_plane * ysz,
+                                  bc,
                                   j->yt == CAIRN_I32 ? 1.0 : (double)p->scale[p->scale_vec ? c : 0],
-                                  j->yz, j->taps * 255 * 255};
+                                  j->yz,
+                                  j->taps * 255 * 255,
+                                  ep && ep->residual ? ep->residual + t * (size_t)out_plane : NULL,
+                                  ep && ep->bias,
+                                  ep ? (int)ep->act : GEMM_ACT_NONE,
+                                  ep ? ep->clip_lo : 0.0f,
+                                  ep ? ep->clip_hi : 0.0f};
         j->plane(&j->g, (const char *)j->X + t * (size_t)in_plane, j->wf + c * j->taps, P, acc,
                  &o);
     }
 }
 
-cairn_status_t quant_dwconv(const kctx_t *k, const quant_conv_params_t *p, const void *X,
-                            const void *W, const int32_t *bias, const void *yzp,
-                            cairn_dtype_t yt, void *Y)
+static cairn_status_t dw_run_all(const kctx_t *k, const quant_conv_params_t *p, const void *X,
+                                 const void *W, const int32_t *bias, const void *yzp,
+                                 cairn_dtype_t yt, const gemm_epilogue_t *epi, void *Y)
 {
     if (!p || !X || !W || !Y)
         return base_error(CAIRN_ERR_INVALID_ARGUMENT, "quant_dwconv: null parameters or data");
@@ -164,17 +197,24 @@ cairn_status_t quant_dwconv(const kctx_t *k, const quant_conv_params_t *p, const
                           (long long)g->group, (long long)g->C, (long long)g->M,
                           QUANT_DW_MAX_TAPS);
     if ((p->xt != CAIRN_U8 && p->xt != CAIRN_I8) || (p->wt != CAIRN_U8 && p->wt != CAIRN_I8) ||
-        (yt != CAIRN_I32 && yt != CAIRN_U8 && yt != CAIRN_I8) ||
+        (yt != CAIRN_I32 && yt != CAIRN_U8 && yt != CAIRN_I8 && yt != CAIRN_F32) ||
         (yt != CAIRN_I32 && !p->scale))
         return base_error(CAIRN_ERR_INVALID_ARGUMENT,
-                          "quant_dwconv: x and W must be u8 or i8 and Y i32, u8 or i8 (with "
-                          "multipliers)");
+                          "quant_dwconv: x and W must be u8 or i8 and Y i32, u8, i8 or f32 (with "
+                          "multipliers or scales)");
+    if (epi && ((epi->act != GEMM_ACT_NONE && epi->act != GEMM_ACT_RELU &&
+                 epi->act != GEMM_ACT_CLIP) ||
+                epi->post_act != GEMM_ACT_NONE || epi->scale != 1.0f ||
+                (epi->bias && epi->bias_kind != GEMM_BIAS_ROW)))
+        return base_error(CAIRN_ERR_UNSUPPORTED,
+                          "quant_dwconv_f32: the epilogue takes a per-channel bias, relu or "
+                          "clip, and a residual only");
     if (g->N == 0 || g->C == 0)
         return CAIRN_OK;
     dw_job_t j;
     memset(&j, 0, sizeof j);
-    j.p = p, j.X = X, j.W = W, j.bias = bias, j.yt = yt, j.Y = Y;
-    j.yz = yzp && yt != CAIRN_I32 ? q_load(yzp, yt, 0) : 0;
+    j.p = p, j.X = X, j.W = W, j.bias = bias, j.yt = yt, j.Y = Y, j.epi = epi;
+    j.yz = yzp && (yt == CAIRN_U8 || yt == CAIRN_I8) ? q_load(yzp, yt, 0) : 0;
     quant_dw_geom_t *q = &j.g;
     q->IH = g->in[1], q->IW = g->in[2], q->OH = g->out[1], q->OW = g->out[2];
     q->KH = (int)g->kernel[1], q->KW = (int)g->kernel[2];
@@ -235,4 +275,20 @@ cairn_status_t quant_dwconv(const kctx_t *k, const quant_conv_params_t *p, const
         base_pool_parallel_for_1d(k->pool, planes, 1, dw_task, &j);
     base_scratch_put(mem, slot);
     return CAIRN_OK;
+}
+
+cairn_status_t quant_dwconv(const kctx_t *k, const quant_conv_params_t *p, const void *X,
+                            const void *W, const int32_t *bias, const void *yzp,
+                            cairn_dtype_t yt, void *Y)
+{
+    if (yt == CAIRN_F32)
+        return base_error(CAIRN_ERR_INVALID_ARGUMENT,
+                          "quant_dwconv: f32 outputs go through quant_dwconv_f32");
+    return dw_run_all(k, p, X, W, bias, yzp, yt, NULL, Y);
+}
+
+cairn_status_t quant_dwconv_f32(const kctx_t *k, const quant_conv_params_t *p, const void *X,
+                                const void *W, const gemm_epilogue_t *epi, float *Y)
+{
+    return dw_run_all(k, p, X, W, NULL, NULL, CAIRN_F32, epi, Y);
 }

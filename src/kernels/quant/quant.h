@@ -145,6 +145,15 @@ cairn_status_t quant_conv_i32(const kctx_t *k, const quant_conv_params_t *p, con
  * cap allow (x86_avx512.c), else portable C; quant_dw_variant names it. */
 #define QUANT_DW_MAX_TAPS 258
 int quant_dw_fits(const conv_params_t *g);
+/* The same sums dequantised (FusedConvInteger of a depthwise convolution,
+ * made by fuse_qdq from the QDQ form): Y (f32, N, M, out...) = (float)sum
+ * * scale[m], then + bias[m] (epi's per-row bias: one per channel), the
+ * activation (none, relu or clip), + residual (epi->residual, Y's shape),
+ * each a separate f32 operation in the order quant_conv_f32's epilogue
+ * applies them, so its bits. epi's post-activation must be none and its
+ * scale 1 (FusedConvInteger sets neither). */
+cairn_status_t quant_dwconv_f32(const kctx_t *k, const quant_conv_params_t *p, const void *X,
+                                const void *W, const gemm_epilogue_t *epi, float *Y);
 const char *quant_dw_variant(void);
 cairn_status_t quant_dwconv(const kctx_t *k, const quant_conv_params_t *p, const void *X,
                             const void *W, const int32_t *bias, const void *yzp,

@@ -80,14 +80,20 @@ typedef struct quant_dw_geom {
     const int64_t *off; /* tap t = kh KW + kw at P + off[t] from its output's row start:
                          * (kw % SW) rows ld + kh ld + kw / SW */
 } quant_dw_geom_t;
-/* Where a plane's results go: its OH x OW sums as int32 (yt CAIRN_I32) or
- * requantised to u8 / i8 as quant_requant_row does it */
+/* Where a plane's results go: its OH x OW sums as int32 (yt CAIRN_I32),
+ * requantised to u8 / i8 as quant_requant_row does it, or dequantised (yt
+ * CAIRN_F32): (float)sum * m, then + b where has_b, then the activation,
+ * then + res[i] where res, each a separate f32 operation (quant_dwconv_f32) */
 typedef struct quant_dw_out {
     cairn_dtype_t yt;
     void *y;
-    double b, m;      /* bias and multiplier */
+    double b, m;      /* bias and multiplier (f32 values for yt F32) */
     int32_t z;        /* y's zero point */
     int64_t acc_max;  /* a bound on |sum|: taps 255^2 */
+    const float *res; /* yt F32: the residual's plane, or NULL */
+    int has_b;        /* yt F32: add b */
+    int act;          /* yt F32: after b, gemm_act_t none, relu or clip to [lo, hi] */
+    float lo, hi;
 } quant_dw_out_t;
 /* x - xz of one plane (IH x IW bytes) into P, then the plane's outputs
  * from the taps wf (w - wz as f32); acc: OH x OW int32 of scratch for the

@@ -244,13 +244,38 @@ static void dw_widen_avx512(const quant_dw_geom_t *g, const void *x, float *P, i
     }
 }
 
+/* 16 sums v (exact integers in f32) of output row oh from column ow: as
+ * int32 into acc, or (fo) dequantised into fo's f32 plane: v m, + b, +
+ * the residual, separate roundings as quant_conv_f32's epilogue */
+static inline __attribute__((always_inline)) void dw_store(const quant_dw_geom_t *g, __m512 v,
+                                                           int64_t oh, int64_t ow, int32_t *acc,
+                                                           const quant_dw_out_t *fo)
+{
+    const int64_t at = oh * g->OW + ow;
+    const __mmask16 k = dw_lanes(g->OW - ow);
+    if (!fo) {
+        _mm512_mask_storeu_epi32(acc + at, k, _mm512_cvtps_epi32(v));
+        return;
+    }
+    v = _mm512_mul_ps(v, _mm512_set1_ps((float)fo->m));
+    if (fo->has_b)
+        v = _mm512_add_ps(v, _mm512_set1_ps((float)fo->b));
+    if (fo->act == GEMM_ACT_RELU)
+        v = _mm512_max_ps(v, _mm512_setzero_ps());
+    else if (fo->act == GEMM_ACT_CLIP)
+        v = _mm512_min_ps(_mm512_max_ps(v, _mm512_set1_ps(fo->lo)), _mm512_set1_ps(fo->hi));
+    if (fo->res)
+        v = _mm512_add_ps(v, _mm512_maskz_loadu_ps(k, fo->res + at));
+    _mm512_mask_storeu_ps((float *)fo->y + at, k, v);
+}
+
 /* ROWS output rows by CH 16-lane chunks from (oh, ow0), the ROWS x CH
  * sums in registers (at most 8, enough FMAs in flight to cover their
  * latency), each tap one broadcast weight and ROWS x CH loads; stored as
  * int32 to acc (OH x OW) */
 static inline __attribute__((always_inline)) void
 dw_block(const int ROWS, const int CH, const quant_dw_geom_t *g, const float *P, const float *wf,
-         int64_t taps, int64_t oh, int64_t ow0, int32_t *acc)
+         int64_t taps, int64_t oh, int64_t ow0, int32_t *acc, const quant_dw_out_t *fo)
 {
     __m512 a[8];
 #pragma GCC unroll 8
@@ -272,27 +297,25 @@ dw_block(const int ROWS, const int CH, const quant_dw_geom_t *g, const float *P,
     for (int r = 0; r < ROWS; r++)
 #pragma GCC unroll 4
         for (int c = 0; c < CH; c++) {
-            _mm512_mask_storeu_epi32(acc + (oh + r) * g->OW + ow0 + 16 * c,
-                                     dw_lanes(g->OW - ow0 - 16 * c),
-                                     _mm512_cvtps_epi32(a[r * CH + c]));
+            dw_store(g, a[r * CH + c], oh + r, ow0 + 16 * c, acc, fo);
         }
 }
 
 static void dw_run(int rows, int ch, const quant_dw_geom_t *g, const float *P, const float *wf,
-                   int64_t taps, int64_t oh, int64_t ow0, int32_t *acc)
+                   int64_t taps, int64_t oh, int64_t ow0, int32_t *acc, const quant_dw_out_t *fo)
 {
     switch (rows * 16 + ch) {
-    case 0x81: dw_block(8, 1, g, P, wf, taps, oh, ow0, acc); break;
-    case 0x42: dw_block(4, 2, g, P, wf, taps, oh, ow0, acc); break;
-    case 0x41: dw_block(4, 1, g, P, wf, taps, oh, ow0, acc); break;
-    case 0x24: dw_block(2, 4, g, P, wf, taps, oh, ow0, acc); break;
-    case 0x23: dw_block(2, 3, g, P, wf, taps, oh, ow0, acc); break;
-    case 0x22: dw_block(2, 2, g, P, wf, taps, oh, ow0, acc); break;
-    case 0x21: dw_block(2, 1, g, P, wf, taps, oh, ow0, acc); break;
-    case 0x14: dw_block(1, 4, g, P, wf, taps, oh, ow0, acc); break;
-    case 0x13: dw_block(1, 3, g, P, wf, taps, oh, ow0, acc); break;
-    case 0x12: dw_block(1, 2, g, P, wf, taps, oh, ow0, acc); break;
-    default: dw_block(1, 1, g, P, wf, taps, oh, ow0, acc); break;
+    case 0x81: dw_block(8, 1, g, P, wf, taps, oh, ow0, acc, fo); break;
+    case 0x42: dw_block(4, 2, g, P, wf, taps, oh, ow0, acc, fo); break;
+    case 0x41: dw_block(4, 1, g, P, wf, taps, oh, ow0, acc, fo); break;
+    case 0x24: dw_block(2, 4, g, P, wf, taps, oh, ow0, acc, fo); break;
+    case 0x23: dw_block(2, 3, g, P, wf, taps, oh, ow0, acc, fo); break;
+    case 0x22: dw_block(2, 2, g, P, wf, taps, oh, ow0, acc, fo); break;
+    case 0x21: dw_block(2, 1, g, P, wf, taps, oh, ow0, acc, fo); break;
+    case 0x14: dw_block(1, 4, g, P, wf, taps, oh, ow0, acc, fo); break;
+    case 0x13: dw_block(1, 3, g, P, wf, taps, oh, ow0, acc, fo); break;
+    case 0x12: dw_block(1, 2, g, P, wf, taps, oh, ow0, acc, fo); break;
+    default: dw_block(1, 1, g, P, wf, taps, oh, ow0, acc, fo); break;
     }
 }
 
@@ -308,7 +331,7 @@ static void dw_run(int rows, int ch, const quant_dw_geom_t *g, const float *P, c
  * has the zero rows they read). */
 static inline __attribute__((always_inline)) void
 dw3_block(const int S, const int R, const int CH, const quant_dw_geom_t *g, const float *P,
-          const __m512 w[9], int64_t oh, int64_t ow0, int32_t *acc)
+          const __m512 w[9], int64_t oh, int64_t ow0, int32_t *acc, const quant_dw_out_t *fo)
 {
     __m512 a[8];
 #pragma GCC unroll 8
@@ -349,9 +372,7 @@ dw3_block(const int S, const int R, const int CH, const quant_dw_geom_t *g, cons
             break;
 #pragma GCC unroll 4
         for (int c = 0; c < CH; c++)
-            _mm512_mask_storeu_epi32(acc + (oh + r) * g->OW + ow0 + 16 * c,
-                                     dw_lanes(g->OW - ow0 - 16 * c),
-                                     _mm512_cvtps_epi32(a[r * CH + c]));
+            dw_store(g, a[r * CH + c], oh + r, ow0 + 16 * c, acc, fo);
     }
 }
 
@@ -364,6 +385,7 @@ dw3_plane(const int S, const quant_dw_geom_t *g, const void *x, float *P, const 
     __m512 w[9];
     for (int t = 0; t < 9; t++)
         w[t] = _mm512_set1_ps(wf[t]);
+    const quant_dw_out_t *fo = o->yt == CAIRN_F32 ? o : NULL;
     const int64_t nch = (g->OW + 15) / 16;
     const int R = nch == 1 ? 8 : nch == 2 ? 4 : 2;
     int64_t have = 0; /* input rows [0, have) widened */
@@ -377,20 +399,20 @@ dw3_plane(const int S, const quant_dw_geom_t *g, const void *x, float *P, const 
             have = need;
         }
         if (nch == 1) {
-            dw3_block(S, 8, 1, g, P, w, oh, 0, acc);
+            dw3_block(S, 8, 1, g, P, w, oh, 0, acc, fo);
         } else if (nch == 2) {
-            dw3_block(S, 4, 2, g, P, w, oh, 0, acc);
+            dw3_block(S, 4, 2, g, P, w, oh, 0, acc, fo);
         } else {
             for (int64_t c0 = 0; c0 < nch; c0 += 4) {
                 switch (nch - c0 >= 4 ? 4 : nch - c0) {
-                case 4: dw3_block(S, 2, 4, g, P, w, oh, 16 * c0, acc); break;
-                case 3: dw3_block(S, 2, 3, g, P, w, oh, 16 * c0, acc); break;
-                case 2: dw3_block(S, 2, 2, g, P, w, oh, 16 * c0, acc); break;
-                default: dw3_block(S, 2, 1, g, P, w, oh, 16 * c0, acc); break;
+                case 4: dw3_block(S, 2, 4, g, P, w, oh, 16 * c0, acc, fo); break;
+                case 3: dw3_block(S, 2, 3, g, P, w, oh, 16 * c0, acc, fo); break;
+                case 2: dw3_block(S, 2, 2, g, P, w, oh, 16 * c0, acc, fo); break;
+                default: dw3_block(S, 2, 1, g, P, w, oh, 16 * c0, acc, fo); break;
                 }
             }
         }
-        if (o->yt != CAIRN_I32) /* these rows requantised while in L1 */
+        if (o->yt == CAIRN_U8 || o->yt == CAIRN_I8) /* these rows requantised while in L1 */
             quant_requant_avx512(acc + oh * g->OW, dw_min64(R, g->OH - oh) * g->OW, o->b, o->m,
                                  o->z, o->yt == CAIRN_U8, (char *)o->y + oh * g->OW,
                                  o->acc_max);
@@ -414,6 +436,7 @@ void quant_dw_plane_avx512(const quant_dw_geom_t *g, const void *x, const float 
 {
     if (o->yt == CAIRN_I32)
         acc = o->y;
+    const quant_dw_out_t *fo = o->yt == CAIRN_F32 ? o : NULL;
     if (g->KH == 3 && g->KW == 3 && g->SH == g->SW && g->SW <= 2 && g->rows_pad8) {
         if (g->SW == 1)
             dw3_plane_s1(g, x, P, wf, acc, o);
@@ -432,9 +455,9 @@ void quant_dw_plane_avx512(const quant_dw_geom_t *g, const void *x, const float 
         for (; oh + rows <= g->OH; oh += rows)
             for (int64_t c0 = 0; c0 < nch; c0 += CH) {
                 const int ch = nch - c0 < CH ? (int)(nch - c0) : CH;
-                dw_run(rows, ch, g, P, wf, taps, oh, 16 * c0, acc);
+                dw_run(rows, ch, g, P, wf, taps, oh, 16 * c0, acc, fo);
             }
-    if (o->yt != CAIRN_I32)
+    if (o->yt == CAIRN_U8 || o->yt == CAIRN_I8)
         quant_requant_avx512(acc, g->OH * g->OW, o->b, o->m, o->z, o->yt == CAIRN_U8, o->y,
                              o->acc_max);
 }
