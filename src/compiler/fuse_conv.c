@@ -33,6 +33,19 @@ static int definite(const ir_shape_t *s)
 }
 
 
+/* The activation's attributes (activation, and clip_min / clip_max for a
+ * clip) into out; their count */
+static int act_attrs(cairn_attr_t *out, gemm_act_t act, float lo, float hi)
+{
+    int n = 0;
+    out[n++] = cairn_attr_int("activation", act);
+    if (act == GEMM_ACT_CLIP) {
+        out[n++] = cairn_attr_float("clip_min", lo);
+        out[n++] = cairn_attr_float("clip_max", hi);
+    }
+    return n;
+}
+
 static cairn_status_t fuse_one(rw_t *r, int ci)
 {
     const ir_graph_t *g = r->g;
@@ -70,11 +83,7 @@ static cairn_status_t fuse_one(rw_t *r, int ci)
     int na = conv_attrs_of(cv, attrs, 16);
     if (na < 0)
         return CAIRN_OK;
-    attrs[na++] = cairn_attr_int("activation", act);
-    if (act == GEMM_ACT_CLIP) {
-        attrs[na++] = cairn_attr_float("clip_min", lo);
-        attrs[na++] = cairn_attr_float("clip_max", hi);
-    }
+    na += act_attrs(attrs + na, act, lo, hi);
     if (post != GEMM_ACT_NONE)
         attrs[na++] = cairn_attr_int("post_activation", post);
     if (post == GEMM_ACT_CLIP) {
@@ -193,6 +202,11 @@ static cairn_status_t fuse_convint(rw_t *r, int ci)
     }
     if (!rw_group_closed(r, last, grp, ng))
         return CAIRN_OK;
+    cairn_attr_t attrs[12]; /* views of cv's, which adding values leaves in place */
+    int na = conv_attrs_of(cv, attrs, 8);
+    if (na < 0)
+        return CAIRN_OK;
+    na += act_attrs(attrs + na, act, lo, hi);
     /* the scale and bias as FusedConvInteger takes them: one value or [M] */
     int sv = scale, bv = bias;
     if (!one) {
@@ -214,17 +228,6 @@ static cairn_status_t fuse_convint(rw_t *r, int ci)
             BASE_TRY(rw_add_const(r, "convint_bias", CAIRN_F32, 1, &nb, r->g->values[bias].data,
                                   &bv));
         }
-    }
-    g = r->g; /* adding values may have moved the arrays */
-    cv = &g->nodes[ci];
-    cairn_attr_t attrs[12];
-    int na = conv_attrs_of(cv, attrs, 8);
-    if (na < 0)
-        return CAIRN_OK;
-    attrs[na++] = cairn_attr_int("activation", act);
-    if (act == GEMM_ACT_CLIP) {
-        attrs[na++] = cairn_attr_float("clip_min", lo);
-        attrs[na++] = cairn_attr_float("clip_max", hi);
     }
     const int in[6] = {X, W, sv, xz, wz, bv};
     const int n_in = bv >= 0 ? 6 : wz >= 0 ? 5 : xz >= 0 ? 4 : 3;
