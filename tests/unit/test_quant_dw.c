@@ -200,6 +200,10 @@ static void test_other_kernels(void)
         {1, 2, 21, 40, 4, 4, 4, 4, 0, 0, 3, 3}, {1, 2, 21, 40, 3, 3, 1, 2, 1, 1, 1, 1},
         {1, 2, 21, 40, 3, 3, 2, 1, 1, 1, 1, 1}, {1, 2, 9, 12, 3, 3, 1, 1, 2, 0, 0, 2},
         {1, 2, 3, 4, 3, 3, 1, 1, 4, 5, 4, 5},   {1, 3, 1, 50, 1, 3, 1, 1, 0, 1, 0, 1},
+        /* stride 2 with padding wider than the plane: no input column read
+         * by the first outputs, an odd left pad (the column phases) */
+        {1, 2, 5, 3, 3, 3, 2, 2, 7, 9, 7, 9},   {1, 2, 6, 2, 3, 3, 2, 2, 1, 33, 1, 33},
+        {1, 2, 4, 1, 3, 3, 1, 2, 1, 3, 1, 0},
         {1, 3, 1, 50, 1, 5, 1, 2, 0, 2, 0, 2},  {3, 1, 6, 6, 3, 3, 1, 1, 1, 1, 1, 1},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)

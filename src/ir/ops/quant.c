@@ -1059,22 +1059,10 @@ static size_t convint_packed_size(const ir_shape_t *w)
     return quant_packed_a_size(w->d[0], K);
 }
 
-/* FusedConvInteger(X, W, scale, [x_zero_point], [w_zero_point], [bias],
- * [residual]) = Conv(DequantizeLinear(X), DequantizeLinear(W)) + bias
- * [+ residual] with the dequantisation applied once to the exact integer
- * sums: X and W u8 / i8 (group 1), scale f32 one value or one per output
- * channel (x's scale times w's), x_zero_point one value, w_zero_point one
- * or one per channel, bias f32 one per channel, residual f32 of the output's
- * shape. Output f32.
- * With requant = 1, QLinearConv(X, sx, zx, W, sw, zw, sy, zy, [B]) (made by
- * fuse_qdq): inputs (X, W, mult, zx, zw, [B], -, zy), mult = sx sw / sy
- * formed in f32 as the reference forms it, B int32; the output is zy's
- * 8-bit type, the reference's requantisation of the same exact sums
- * (quant_conv_q8), so its bits. */
 /* A FusedConvInteger of group > 1 that runs: depthwise (one input channel
  * and one output channel a group: W (C, 1, kernel...)), W as given, the
  * dequantising form; quant_dw_fits then checks the rest of the geometry
- * where the sizes are known (fuse_qdq makes only those that fit). */
+ * where the sizes are known (fuse_conv makes only those that fit). */
 static int fused_convint_dw(const ir_node_t *n, const ir_shape_t *wsh, const conv_params_t *kp)
 {
     if (ir_attr_i(n, QC_PACKED) || ir_attr_i(n, QC_REQUANT) || wsh->rank < 3 ||
@@ -1088,6 +1076,19 @@ static int fused_convint_dw(const ir_node_t *n, const ir_shape_t *wsh, const con
     return kp->C == kp->group && quant_dw_fits(kp);
 }
 
+/* FusedConvInteger(X, W, scale, [x_zero_point], [w_zero_point], [bias],
+ * [residual]) = Conv(DequantizeLinear(X), DequantizeLinear(W)) + bias
+ * [+ residual] with the dequantisation applied once to the exact integer
+ * sums: X and W u8 / i8 (group 1, or depthwise: fused_convint_dw), scale
+ * f32 one value or one per output channel (x's scale times w's),
+ * x_zero_point one value, w_zero_point one or one per channel, bias f32 one
+ * per channel, then the activation (none, relu or clip), residual f32 of
+ * the output's shape. Output f32.
+ * With requant = 1, QLinearConv(X, sx, zx, W, sw, zw, sy, zy, [B]) (made by
+ * fuse_qdq): inputs (X, W, mult, zx, zw, [B], -, zy), mult = sx sw / sy
+ * formed in f32 as the reference forms it, B int32; the output is zy's
+ * 8-bit type, the reference's requantisation of the same exact sums
+ * (quant_conv_q8), so its bits. */
 cairn_status_t op_fused_convint_infer(ir_infer_ctx_t *c)
 {
     const int packed = (int)ir_attr_i(c->node, QC_PACKED);

@@ -206,7 +206,7 @@ static void dw_widen_avx512(const quant_dw_geom_t *g, const void *x, float *P, i
             }
         } else if (g->SW == 2) {
             int64_t i = 0;
-            if (PW & 1) { /* input 0 alone: padded column PW, phase 1 */
+            if ((PW & 1) && iw1 > 0) { /* input 0 alone: padded column PW, phase 1 */
                 const int32_t v = g->x_u8 ? src[0] : (int8_t)src[0];
                 row[phase + (PW >> 1)] = (float)(v - g->xz);
                 i = 1;
