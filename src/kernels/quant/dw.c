@@ -259,10 +259,19 @@ static cairn_status_t dw_run_all(const kctx_t *k, const quant_conv_params_t *p, 
         off[t] = (kw % q->SW) * q->rows * q->ld + kh * q->ld + kw / q->SW;
     }
     q->off = off;
-    for (int64_t c = 0; c < g->C; c++) {
+    for (int64_t c = 0; c < g->C; c++) { /* a loop of one type each (q_load's switch a
+                                           * tap was 9 % of a 7x7 layer) */
         const int32_t wz = p->wz ? q_load(p->wz, p->wt, p->wz_vec ? c : 0) : 0;
-        for (int64_t t = 0; t < j.taps; t++)
-            wf[c * j.taps + t] = (float)(q_load(W, p->wt, c * j.taps + t) - wz);
+        float *restrict d = wf + c * j.taps;
+        if (p->wt == CAIRN_I8) {
+            const int8_t *restrict s8 = (const int8_t *)W + c * j.taps;
+            for (int64_t t = 0; t < j.taps; t++)
+                d[t] = (float)(s8[t] - wz);
+        } else {
+            const uint8_t *restrict u8 = (const uint8_t *)W + c * j.taps;
+            for (int64_t t = 0; t < j.taps; t++)
+                d[t] = (float)(u8[t] - wz);
+        }
     }
     j.wf = wf;
     j.scratch = mem + off_bytes + wf_bytes;
