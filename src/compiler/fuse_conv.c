@@ -213,21 +213,18 @@ static cairn_status_t fuse_convint(rw_t *r, int ci)
         BASE_TRY(rw_add_const(r, "convint_scale", CAIRN_F32, 1, &M,
                               r->g->values[scale].data, &sv));
     }
-    if (bias >= 0) {
-        const int64_t nb = bone ? 1 : M;
-        if (bone) { /* one bias value for every channel */
-            float *bb = malloc((size_t)M * sizeof *bb);
-            if (!bb)
-                return base_error(CAIRN_ERR_OUT_OF_MEMORY, "fuse_conv: %lld biases", (long long)M);
-            for (int64_t i = 0; i < M; i++)
-                bb[i] = *(const float *)r->g->values[bias].data;
-            cairn_status_t st = rw_add_const(r, "convint_bias", CAIRN_F32, 1, &M, bb, &bv);
-            free(bb);
-            BASE_TRY(st);
-        } else {
-            BASE_TRY(rw_add_const(r, "convint_bias", CAIRN_F32, 1, &nb, r->g->values[bias].data,
-                                  &bv));
-        }
+    if (bias >= 0 && bone) { /* one bias value: repeated for every channel */
+        float *bb = malloc((size_t)M * sizeof *bb);
+        if (!bb)
+            return base_error(CAIRN_ERR_OUT_OF_MEMORY, "fuse_conv: %lld biases", (long long)M);
+        const float b0 = *(const float *)r->g->values[bias].data;
+        for (int64_t i = 0; i < M; i++)
+            bb[i] = b0;
+        cairn_status_t st = rw_add_const(r, "convint_bias", CAIRN_F32, 1, &M, bb, &bv);
+        free(bb);
+        BASE_TRY(st);
+    } else if (bias >= 0) {
+        BASE_TRY(rw_add_const(r, "convint_bias", CAIRN_F32, 1, &M, r->g->values[bias].data, &bv));
     }
     const int in[6] = {X, W, sv, xz, wz, bv};
     const int n_in = bv >= 0 ? 6 : wz >= 0 ? 5 : xz >= 0 ? 4 : 3;
