@@ -421,13 +421,13 @@ static void test_fuse_int8(const char *act, int second_reader)
 
 /* What quantize_dynamic writes for a Conv: DynamicQuantizeLinear ->
  * ConvInteger(xq, W int8, xz) -> Cast(f32) -> Mul(xs * ws) -> Add(bias
- * [1, M, 1, 1]) -> act: one FusedConvInteger with the activation, for a
+ * [1, M, 1, 1], or one value) -> act: one FusedConvInteger with the activation, for a
  * group-1 convolution (the int8 GEMM) and a depthwise one (quant_dwconv),
  * the same f32 operations in the same order, so the unfused graph's
  * results exactly; act "" leaves the Add last, "Sigmoid" (not an
  * activation FusedConvInteger takes) stays after it, and a second reader
  * of the Cast's output stops the fusion. */
-static void test_fuse_convint(int depthwise, const char *act, int second_reader)
+static void test_fuse_convint(int depthwise, const char *act, int second_reader, int scalar_bias)
 {
     cairn_graph_t *g;
     CHECK_OK(cairn_graph_create(&g));
@@ -452,7 +452,8 @@ static void test_fuse_convint(int depthwise, const char *act, int second_reader)
     cairn_attr_t to = cairn_attr_int("to", CAIRN_F32);
     cairn_value_id c = node(g, "Cast", "conv/Cast", &t, 1, &to, 1);
     cairn_value_id m = bin(g, "Mul", "conv/scale", c, s);
-    cairn_value_id y = bin(g, "Add", "conv/bias", m, tensor(g, "bias", 4, db, 5, -1, 1));
+    cairn_value_id y = bin(g, "Add", "conv/bias", m,
+                           scalar_bias ? scalar(g, "bias", 0.375f) : tensor(g, "bias", 4, db, 5, -1, 1));
     if (act[0] && !strcmp(act, "Clip")) {
         cairn_value_id cin[3] = {y, scalar(g, "lo", 0.0f), scalar(g, "hi", 6.0f)};
         y = node(g, "Clip", "conv/act", cin, 3, NULL, 0);
@@ -950,11 +951,11 @@ int main(void)
     test_fuse_int8("Gelu", 0);
     test_fuse_int8("Relu", 1);
     for (int dw = 0; dw < 2; dw++) {
-        test_fuse_convint(dw, "Relu", 0);
-        test_fuse_convint(dw, "Clip", 0);
-        test_fuse_convint(dw, "", 0);
-        test_fuse_convint(dw, "Sigmoid", 0);
-        test_fuse_convint(dw, "Relu", 1);
+        test_fuse_convint(dw, "Relu", 0, 0);
+        test_fuse_convint(dw, "Clip", 0, 0);
+        test_fuse_convint(dw, "", 0, 1);
+        test_fuse_convint(dw, "Sigmoid", 0, 0);
+        test_fuse_convint(dw, "Relu", 1, 0);
     }
     test_fuse_qdq(CAIRN_U8, 128, 0, 0);
     test_fuse_qdq(CAIRN_I8, -3, 1, 0);
