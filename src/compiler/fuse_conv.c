@@ -145,19 +145,23 @@ static cairn_status_t fuse_convint(rw_t *r, int ci)
     const int64_t M = wv->type.shape.d[0];
     const ir_attr_t *gr = ir_node_attr(cv, "group");
     const int64_t group = gr ? gr->i : 1;
-    /* group 1 (the int8 GEMM) or depthwise (quant_dwconv: W (M, 1, k...),
-     * one or two spatial dims, dilation 1, up to 258 taps, a last stride of
-     * at most 4); FusedConvInteger's inference checks the rest */
+    /* group 1 (the int8 GEMM) or depthwise (quant_dwconv, quant_dw_fits: W
+     * (M, 1, k...), one or two spatial dims, dilation 1, up to 258 taps,
+     * strides up to 16 and 4 (the last), pads up to 255); FusedConvInteger's
+     * inference checks the sizes */
     if (group != 1) {
         const ir_attr_t *dl = ir_node_attr(cv, "dilations"), *st = ir_node_attr(cv, "strides");
+        const ir_attr_t *pd = ir_node_attr(cv, "pads");
         int64_t taps = 1;
         for (int d = 2; d < rank; d++)
             taps *= wv->type.shape.d[d];
         int ok = group == M && wv->type.shape.d[1] == 1 && rank <= 4 && taps <= QUANT_DW_MAX_TAPS;
         for (size_t i = 0; ok && dl && i < dl->n; i++)
             ok = dl->ints[i] == 1;
-        if (ok && st && st->n >= 1)
-            ok = st->ints[st->n - 1] >= 1 && st->ints[st->n - 1] <= 4;
+        for (size_t i = 0; ok && st && i < st->n; i++)
+            ok = st->ints[i] >= 1 && st->ints[i] <= (i + 1 == st->n ? 4 : 16);
+        for (size_t i = 0; ok && pd && i < pd->n; i++)
+            ok = pd->ints[i] >= 0 && pd->ints[i] <= 255;
         if (!ok)
             return CAIRN_OK;
     }

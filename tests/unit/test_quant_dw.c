@@ -48,8 +48,8 @@ typedef struct dw_case {
 
 /* mode 0 random data; 1: sums at their largest (x at one end of its range
  * with zero point at the other, w likewise) */
-static int run(const dw_case_t *c, cairn_dtype_t xt, cairn_dtype_t wt, cairn_dtype_t yt,
-               int wz_vec, int scale_vec, int bias_on, int threads, int mode)
+static int run(const dw_case_t *c, cairn_dtype_t xt, cairn_dtype_t wt, cairn_dtype_t yt, int wz_vec,
+               int scale_vec, int bias_on, int threads, int mode)
 {
     const int64_t OH = (c->IH + c->ph0 + c->ph1 - c->KH) / c->SH + 1;
     const int64_t OW = (c->IW + c->pw0 + c->pw1 - c->KW) / c->SW + 1;
@@ -78,8 +78,9 @@ static int run(const dw_case_t *c, cairn_dtype_t xt, cairn_dtype_t wt, cairn_dty
     const uint8_t yz = (uint8_t)rnd(0, 255);
     const int32_t yzv = yt == CAIRN_I8 ? (int8_t)yz : yz;
     /* f32 outputs: no activation, relu or clip to [-3, 5] by the plane's width */
-    const gemm_act_t act = c->IW % 3 == 1 ? GEMM_ACT_RELU : c->IW % 3 == 2 ? GEMM_ACT_CLIP
-                                                                          : GEMM_ACT_NONE;
+    const gemm_act_t act = c->IW % 3 == 1   ? GEMM_ACT_RELU
+                           : c->IW % 3 == 2 ? GEMM_ACT_CLIP
+                                            : GEMM_ACT_NONE;
     /* the reference: integer sums over the taps inside the plane */
     for (int64_t n = 0; n < c->N; n++)
         for (int64_t ch = 0; ch < c->C; ch++) {
@@ -112,10 +113,10 @@ static int run(const dw_case_t *c, cairn_dtype_t xt, cairn_dtype_t wt, cairn_dty
                             v += res[yi];
                         ((float *)want)[yi] = v;
                     } else
-                        q_store(want, yt, yi,
-                                nearbyint(((double)s + bias[ch]) *
-                                          (double)mult[scale_vec ? ch : 0]) +
-                                    yzv);
+                        q_store(
+                            want, yt, yi,
+                            nearbyint(((double)s + bias[ch]) * (double)mult[scale_vec ? ch : 0]) +
+                                yzv);
                 }
         }
     quant_conv_params_t p;
@@ -137,7 +138,10 @@ static int run(const dw_case_t *c, cairn_dtype_t xt, cairn_dtype_t wt, cairn_dty
              c->SH, c->SW, (long long)c->ph0, (long long)c->pw0, (long long)c->ph1,
              (long long)c->pw1, (long long)OH, (long long)OW, xt == CAIRN_U8 ? "u8" : "i8",
              wt == CAIRN_U8 ? "u8" : "i8",
-             yt == CAIRN_U8 ? "u8" : yt == CAIRN_I8 ? "i8" : yt == CAIRN_F32 ? "f32" : "i32",
+             yt == CAIRN_U8    ? "u8"
+             : yt == CAIRN_I8  ? "i8"
+             : yt == CAIRN_F32 ? "f32"
+                               : "i32",
              wz_vec ? "/ch" : "", scale_vec ? "/ch" : "", bias_on, threads, mode);
     int ok = quant_dw_fits(&p.g);
     CHECK_MSG(ok, "%s: quant_dw_fits refused it", what);
@@ -149,9 +153,9 @@ static int run(const dw_case_t *c, cairn_dtype_t xt, cairn_dtype_t wt, cairn_dty
     if (bias_on > 1)
         epi.residual = res;
     epi.act = act, epi.clip_lo = -3.0f, epi.clip_hi = 5.0f;
-    const cairn_status_t st =
-        yt == CAIRN_F32 ? quant_dwconv_f32(&k, &p, x, w, &epi, (float *)(void *)y)
-                        : quant_dwconv(&k, &p, x, w, bias_on ? bias : NULL, &yz, yt, y);
+    const cairn_status_t st = yt == CAIRN_F32
+                                  ? quant_dwconv_f32(&k, &p, x, w, &epi, (float *)(void *)y)
+                                  : quant_dwconv(&k, &p, x, w, bias_on ? bias : NULL, &yz, yt, y);
     CHECK_MSG(st == CAIRN_OK, "%s: %s", what, cairn_last_error());
     ok = ok && st == CAIRN_OK;
     int64_t bad = -1;
@@ -193,18 +197,27 @@ static void test_3x3(void)
 static void test_other_kernels(void)
 {
     static const dw_case_t cases[] = {
-        {1, 5, 9, 13, 1, 1, 1, 1, 0, 0, 0, 0},  {1, 3, 11, 19, 5, 5, 1, 1, 2, 2, 2, 2},
-        {1, 3, 11, 19, 5, 5, 2, 2, 2, 2, 2, 2}, {2, 2, 10, 18, 3, 1, 1, 1, 1, 0, 1, 0},
-        {1, 2, 10, 35, 1, 3, 1, 1, 0, 1, 0, 1}, {1, 2, 17, 17, 7, 7, 1, 1, 3, 3, 3, 3},
-        {1, 2, 20, 20, 16, 16, 1, 1, 0, 0, 0, 0}, {1, 2, 21, 22, 3, 3, 3, 3, 1, 1, 1, 1},
-        {1, 2, 21, 40, 4, 4, 4, 4, 0, 0, 3, 3}, {1, 2, 21, 40, 3, 3, 1, 2, 1, 1, 1, 1},
-        {1, 2, 21, 40, 3, 3, 2, 1, 1, 1, 1, 1}, {1, 2, 9, 12, 3, 3, 1, 1, 2, 0, 0, 2},
-        {1, 2, 3, 4, 3, 3, 1, 1, 4, 5, 4, 5},   {1, 3, 1, 50, 1, 3, 1, 1, 0, 1, 0, 1},
+        {1, 5, 9, 13, 1, 1, 1, 1, 0, 0, 0, 0},
+        {1, 3, 11, 19, 5, 5, 1, 1, 2, 2, 2, 2},
+        {1, 3, 11, 19, 5, 5, 2, 2, 2, 2, 2, 2},
+        {2, 2, 10, 18, 3, 1, 1, 1, 1, 0, 1, 0},
+        {1, 2, 10, 35, 1, 3, 1, 1, 0, 1, 0, 1},
+        {1, 2, 17, 17, 7, 7, 1, 1, 3, 3, 3, 3},
+        {1, 2, 20, 20, 16, 16, 1, 1, 0, 0, 0, 0},
+        {1, 2, 21, 22, 3, 3, 3, 3, 1, 1, 1, 1},
+        {1, 2, 21, 40, 4, 4, 4, 4, 0, 0, 3, 3},
+        {1, 2, 21, 40, 3, 3, 1, 2, 1, 1, 1, 1},
+        {1, 2, 21, 40, 3, 3, 2, 1, 1, 1, 1, 1},
+        {1, 2, 9, 12, 3, 3, 1, 1, 2, 0, 0, 2},
+        {1, 2, 3, 4, 3, 3, 1, 1, 4, 5, 4, 5},
+        {1, 3, 1, 50, 1, 3, 1, 1, 0, 1, 0, 1},
         /* stride 2 with padding wider than the plane: no input column read
          * by the first outputs, an odd left pad (the column phases) */
-        {1, 2, 5, 3, 3, 3, 2, 2, 7, 9, 7, 9},   {1, 2, 6, 2, 3, 3, 2, 2, 1, 33, 1, 33},
+        {1, 2, 5, 3, 3, 3, 2, 2, 7, 9, 7, 9},
+        {1, 2, 6, 2, 3, 3, 2, 2, 1, 33, 1, 33},
         {1, 2, 4, 1, 3, 3, 1, 2, 1, 3, 1, 0},
-        {1, 3, 1, 50, 1, 5, 1, 2, 0, 2, 0, 2},  {3, 1, 6, 6, 3, 3, 1, 1, 1, 1, 1, 1},
+        {1, 3, 1, 50, 1, 5, 1, 2, 0, 2, 0, 2},
+        {3, 1, 6, 6, 3, 3, 1, 1, 1, 1, 1, 1},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
         for (int t = 1; t <= 2; t++) {
@@ -252,12 +265,16 @@ static void test_refused(void)
     CHECK(!quant_dw_fits(&p.g));
     p.g = g, p.g.stride[2] = 5;
     CHECK(!quant_dw_fits(&p.g));
+    p.g = g, p.g.stride[1] = 17; /* past the strides and paddings of real networks */
+    CHECK(!quant_dw_fits(&p.g));
+    p.g = g, p.g.pad[2] = 256;
+    CHECK(!quant_dw_fits(&p.g));
     p.g = g, p.g.kernel[1] = 17, p.g.kernel[2] = 16; /* 272 taps */
     CHECK(!quant_dw_fits(&p.g));
     p.g = g;
     p.xt = CAIRN_F32;
-    CHECK_FAILS(quant_dwconv(&k, &p, x, w, NULL, NULL, CAIRN_I32, y),
-                CAIRN_ERR_INVALID_ARGUMENT, "u8 or i8");
+    CHECK_FAILS(quant_dwconv(&k, &p, x, w, NULL, NULL, CAIRN_I32, y), CAIRN_ERR_INVALID_ARGUMENT,
+                "u8 or i8");
     p.xt = CAIRN_U8; /* requantised output without multipliers */
     CHECK_FAILS(quant_dwconv(&k, &p, x, w, NULL, NULL, CAIRN_U8, y), CAIRN_ERR_INVALID_ARGUMENT,
                 "multipliers");
@@ -270,10 +287,10 @@ static void test_refused(void)
     e.scale = 1.0f, e.act = GEMM_ACT_SIGMOID;
     CHECK_FAILS(quant_dwconv_f32(&k, &p, x, w, &e, yf), CAIRN_ERR_UNSUPPORTED, "epilogue");
     p.scale = NULL;
-    CHECK_FAILS(quant_dwconv(&k, NULL, x, w, NULL, NULL, CAIRN_I32, y),
-                CAIRN_ERR_INVALID_ARGUMENT, "null");
-    CHECK_FAILS(quant_dwconv(&k, &p, NULL, w, NULL, NULL, CAIRN_I32, y),
-                CAIRN_ERR_INVALID_ARGUMENT, "null");
+    CHECK_FAILS(quant_dwconv(&k, NULL, x, w, NULL, NULL, CAIRN_I32, y), CAIRN_ERR_INVALID_ARGUMENT,
+                "null");
+    CHECK_FAILS(quant_dwconv(&k, &p, NULL, w, NULL, NULL, CAIRN_I32, y), CAIRN_ERR_INVALID_ARGUMENT,
+                "null");
 }
 
 int main(void)

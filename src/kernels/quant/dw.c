@@ -40,7 +40,10 @@
 
 #include <string.h>
 
-static inline int64_t min64(int64_t a, int64_t b) { return a < b ? a : b; }
+static inline int64_t min64(int64_t a, int64_t b)
+{
+    return a < b ? a : b;
+}
 
 int quant_dw_fits(const conv_params_t *g)
 {
@@ -52,20 +55,23 @@ int quant_dw_fits(const conv_params_t *g)
     for (int d = 0; d < CONV_SP; d++)
         if (g->dilation[d] != 1)
             return 0;
-    if (g->kernel[1] < 1 || g->kernel[2] < 1 ||
-        g->kernel[1] * g->kernel[2] > QUANT_DW_MAX_TAPS)
+    if (g->kernel[1] < 1 || g->kernel[2] < 1 || g->kernel[1] * g->kernel[2] > QUANT_DW_MAX_TAPS)
         return 0;
-    if (g->stride[1] < 1 || g->stride[2] < 1 || g->stride[2] > 4 || g->pad[1] < 0 ||
-        g->pad[2] < 0)
+    /* strides and paddings of real networks: the padded copy (rows (OH - 1)
+     * SH + KH of about OW SW floats) then stays near the input plane's
+     * size; other geometries take the grouped route */
+    if (g->stride[1] < 1 || g->stride[1] > 16 || g->stride[2] < 1 || g->stride[2] > 4 ||
+        g->pad[1] < 0 || g->pad[2] < 0 || g->pad[1] > 255 || g->pad[2] > 255)
         return 0;
-    /* planes whose padded copy stays a modest scratch buffer */
     const int64_t lim = (int64_t)1 << 20;
-    return g->in[1] >= 1 && g->in[2] >= 1 && g->out[1] >= 1 && g->out[2] >= 1 &&
-           g->in[1] <= lim && g->in[2] <= lim && g->out[1] * g->out[2] <= lim * 16 &&
-           g->pad[1] <= lim && g->pad[2] <= lim;
+    return g->in[1] >= 1 && g->in[2] >= 1 && g->out[1] >= 1 && g->out[2] >= 1 && g->in[1] <= lim &&
+           g->in[2] <= lim && g->out[1] * g->out[2] <= lim * 16;
 }
 
-const char *quant_dw_variant(void) { return quant_use_avx512() ? "avx512" : "c"; }
+const char *quant_dw_variant(void)
+{
+    return quant_use_avx512() ? "avx512" : "c";
+}
 
 /* ------------------------- the portable plane ------------------------- */
 
@@ -145,8 +151,8 @@ typedef struct dw_job {
     cairn_dtype_t yt;
     void *Y;
     const gemm_epilogue_t *epi; /* yt F32: the bias, activation and residual */
-    const float *wf; /* w - wz as f32, C x taps */
-    char *scratch;   /* per worker: P, then the sums of a plane */
+    const float *wf;            /* w - wz as f32, C x taps */
+    char *scratch;              /* per worker: P, then the sums of a plane */
     size_t per_worker, p_bytes;
     int64_t taps;
 } dw_job_t;
@@ -164,8 +170,8 @@ static void dw_task(void *ctx, size_t b, size_t e, int worker)
     const gemm_epilogue_t *ep = j->yt == CAIRN_F32 ? j->epi : NULL;
     for (size_t t = b; t < e; t++) {
         const int64_t c = (int64_t)t % C;
-        const double bc = ep ? (ep->bias ? (double)ep->bias[c] : 0.0)
-                             : (j->bias ? (double)j->bias[c] : 0.0);
+        const double bc =
+            ep ? (ep->bias ? (double)ep->bias[c] : 0.0) : (j->bias ? (double)j->bias[c] : 0.0);
         const quant_dw_out_t o = {j->yt,
                                   (char *)j->Y + t * (size_t)out_plane * ysz,
                                   bc,
@@ -177,8 +183,7 @@ static void dw_task(void *ctx, size_t b, size_t e, int worker)
                                   ep ? (int)ep->act : GEMM_ACT_NONE,
                                   ep ? ep->clip_lo : 0.0f,
                                   ep ? ep->clip_hi : 0.0f};
-        j->plane(&j->g, (const char *)j->X + t * (size_t)in_plane, j->wf + c * j->taps, P, acc,
-                 &o);
+        j->plane(&j->g, (const char *)j->X + t * (size_t)in_plane, j->wf + c * j->taps, P, acc, &o);
     }
 }
 
@@ -193,19 +198,18 @@ static cairn_status_t dw_run_all(const kctx_t *k, const quant_conv_params_t *p, 
         return base_error(CAIRN_ERR_UNSUPPORTED,
                           "quant_dwconv: not a depthwise convolution it runs (group %lld of %lld "
                           "channels into %lld, 1 or 2 spatial dims, dilation 1, at most %d taps, "
-                          "column stride at most 4)",
-                          (long long)g->group, (long long)g->C, (long long)g->M,
-                          QUANT_DW_MAX_TAPS);
+                          "strides at most 16 (rows) and 4 (columns), pads at most 255)",
+                          (long long)g->group, (long long)g->C, (long long)g->M, QUANT_DW_MAX_TAPS);
     if ((p->xt != CAIRN_U8 && p->xt != CAIRN_I8) || (p->wt != CAIRN_U8 && p->wt != CAIRN_I8) ||
         (yt != CAIRN_I32 && yt != CAIRN_U8 && yt != CAIRN_I8 && yt != CAIRN_F32) ||
         (yt != CAIRN_I32 && !p->scale))
         return base_error(CAIRN_ERR_INVALID_ARGUMENT,
                           "quant_dwconv: x and W must be u8 or i8 and Y i32, u8, i8 or f32 (with "
                           "multipliers or scales)");
-    if (epi && ((epi->act != GEMM_ACT_NONE && epi->act != GEMM_ACT_RELU &&
-                 epi->act != GEMM_ACT_CLIP) ||
-                epi->post_act != GEMM_ACT_NONE || epi->scale != 1.0f ||
-                (epi->bias && epi->bias_kind != GEMM_BIAS_ROW)))
+    if (epi &&
+        ((epi->act != GEMM_ACT_NONE && epi->act != GEMM_ACT_RELU && epi->act != GEMM_ACT_CLIP) ||
+         epi->post_act != GEMM_ACT_NONE || epi->scale != 1.0f ||
+         (epi->bias && epi->bias_kind != GEMM_BIAS_ROW)))
         return base_error(CAIRN_ERR_UNSUPPORTED,
                           "quant_dwconv_f32: the epilogue takes a per-channel bias, relu or "
                           "clip, and a residual only");
@@ -260,7 +264,7 @@ static cairn_status_t dw_run_all(const kctx_t *k, const quant_conv_params_t *p, 
     }
     q->off = off;
     for (int64_t c = 0; c < g->C; c++) { /* a loop of one type each (q_load's switch a
-                                           * tap was 9 % of a 7x7 layer) */
+                                          * tap was 9 % of a 7x7 layer) */
         const int32_t wz = p->wz ? q_load(p->wz, p->wt, p->wz_vec ? c : 0) : 0;
         float *restrict d = wf + c * j.taps;
         if (p->wt == CAIRN_I8) {
@@ -287,8 +291,8 @@ static cairn_status_t dw_run_all(const kctx_t *k, const quant_conv_params_t *p, 
 }
 
 cairn_status_t quant_dwconv(const kctx_t *k, const quant_conv_params_t *p, const void *X,
-                            const void *W, const int32_t *bias, const void *yzp,
-                            cairn_dtype_t yt, void *Y)
+                            const void *W, const int32_t *bias, const void *yzp, cairn_dtype_t yt,
+                            void *Y)
 {
     if (yt == CAIRN_F32)
         return base_error(CAIRN_ERR_INVALID_ARGUMENT,

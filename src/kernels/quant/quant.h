@@ -132,8 +132,9 @@ cairn_status_t quant_conv_q8(const kctx_t *k, const quant_conv_params_t *p, cons
 cairn_status_t quant_conv_i32(const kctx_t *k, const quant_conv_params_t *p, const void *X,
                               const void *W, int32_t *Y);
 /* Depthwise convolution of 8-bit x and W (dw.c): group = C = M, one or
- * two spatial dims, dilation 1, at most QUANT_DW_MAX_TAPS taps, a column
- * stride of at most 4 (quant_dw_fits). Plane by plane in cache: x - xz
+ * two spatial dims, dilation 1, at most QUANT_DW_MAX_TAPS taps, strides
+ * of at most 16 (rows) and 4 (columns), paddings of at most 255
+ * (quant_dw_fits). Plane by plane in cache: x - xz
  * widened to f32 into a zero-padded copy (its columns split by the stride's
  * phase), the taps' products summed in f32 (exact: every partial sum is an
  * integer below 2^24 for up to 258 taps of 255 x 255), then Y (N, M,
