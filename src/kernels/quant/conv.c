@@ -26,7 +26,8 @@
  * sums, in L2-sized column chunks when W comes prepared; unless W comes
  * prepared by quant_pack_a, as the prepack pass leaves it, W flipped to u8
  * with a row of ones and its row sums, M K, on every call). Group 1 only
- * (quant_conv_fast): a grouped or depthwise convolution stays in f32.
+ * (quant_conv_fast): a depthwise convolution runs in dw.c (quant_dwconv),
+ * other grouped ones as exact f32 sums (ir/ops/quant.c).
  * ResNet-50 in the QDQ form, 1 thread, Zen 4: 33.5 ms, the int8 kernel 56 %
  * of it, the im2col 10 % (docs/performance.md).
  */
