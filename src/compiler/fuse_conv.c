@@ -16,8 +16,8 @@
 #include "compiler/rewrite.h"
 
 #include "ir/ops/fused.h"
+#include "kernels/conv/conv.h"
 #include "kernels/gemm/gemm.h"
-#include "kernels/quant/quant.h"
 
 #include <float.h>
 #include <stdlib.h>
@@ -144,46 +144,23 @@ static cairn_status_t fuse_convint(rw_t *r, int ci)
         return CAIRN_OK;
     const int64_t M = wv->type.shape.d[0];
     const ir_attr_t *gr = ir_node_attr(cv, "group");
-    const int64_t group = gr ? gr->i : 1;
-    /* group 1 (the int8 GEMM) or depthwise (quant_dwconv, quant_dw_fits: W
-     * (M, 1, k...), one or two spatial dims, dilation 1, up to 258 taps,
-     * strides up to 16 and 4 (the last), pads up to 255); FusedConvInteger's
-     * inference checks the sizes */
-    if (group != 1) {
-        const ir_attr_t *dl = ir_node_attr(cv, "dilations"), *st = ir_node_attr(cv, "strides");
-        const ir_attr_t *pd = ir_node_attr(cv, "pads");
-        int64_t taps = 1;
-        for (int d = 2; d < rank; d++)
-            taps *= wv->type.shape.d[d];
-        int ok = group == M && wv->type.shape.d[1] == 1 && rank <= 4 && taps <= QUANT_DW_MAX_TAPS;
-        for (size_t i = 0; ok && dl && i < dl->n; i++)
-            ok = dl->ints[i] == 1;
-        for (size_t i = 0; ok && st && i < st->n; i++)
-            ok = st->ints[i] >= 1 && st->ints[i] <= (i + 1 == st->n ? 4 : 16);
-        for (size_t i = 0; ok && pd && i < pd->n; i++)
-            ok = pd->ints[i] >= 0 && pd->ints[i] <= 255;
-        if (!ok)
-            return CAIRN_OK;
-    }
-    int grp[6], ng = 0;
-    grp[ng++] = ci;
-    const int cast = rw_sole_consumer(r, cv->outputs[0]);
-    if (cast < 0 || g->nodes[cast].op != IR_OP_Cast ||
-        g->values[g->nodes[cast].outputs[0]].type.dtype != CAIRN_F32)
+    /* group 1 (the int8 GEMM) or depthwise (quant_dwconv): the rest of the
+     * geometry is quant_dw_fits's, which FusedConvInteger's inference asks
+     * (refusing the rewrite) once the sizes are known, so only convolutions
+     * of a static output shape are rewritten */
+    if (gr && gr->i != 1 &&
+        (gr->i != M || wv->type.shape.d[1] != 1 ||
+         !ir_shape_is_concrete(&g->values[cv->outputs[0]].type.shape)))
         return CAIRN_OK;
-    grp[ng++] = cast;
-    int cur = g->nodes[cast].outputs[0];
-    const int orank = g->values[cur].type.shape.rank;
-    const int mul = rw_sole_consumer(r, cur);
-    if (mul < 0 || g->nodes[mul].op != IR_OP_Mul)
+    int cast, mul, scale, one;
+    if (!rw_cast_mul(r, cv->outputs[0], &cast, &mul, &scale))
         return CAIRN_OK;
-    const int scale = rw_other_input(&g->nodes[mul], cur);
-    int one;
-    if (scale == cur || !per_channel(g, scale, M, orank, &one))
+    const int orank = g->values[g->nodes[cast].outputs[0]].type.shape.rank;
+    if (!per_channel(g, scale, M, orank, &one))
         return CAIRN_OK;
-    grp[ng++] = mul;
+    int grp[6] = {ci, cast, mul}, ng = 3;
     int last = mul, bias = -1, c;
-    cur = g->nodes[mul].outputs[0];
+    int cur = g->nodes[mul].outputs[0];
     c = rw_sole_consumer(r, cur);
     int bone = 0;
     if (c >= 0 && g->nodes[c].op == IR_OP_Add) {

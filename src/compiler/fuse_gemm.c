@@ -184,21 +184,10 @@ static cairn_status_t fuse_int8(rw_t *r, int mm)
         if (z->kind != IR_VALUE_CONSTANT || (nz != 1 && nz != N) || z->type.shape.rank > 1)
             return CAIRN_OK;
     }
-    int grp[8], ng = 0;
-    grp[ng++] = mm;
-    const int cast = rw_sole_consumer(r, m->outputs[0]);
-    if (cast < 0 || g->nodes[cast].op != IR_OP_Cast ||
-        g->values[g->nodes[cast].outputs[0]].type.dtype != CAIRN_F32)
+    int cast, mul, scale;
+    if (!rw_cast_mul(r, m->outputs[0], &cast, &mul, &scale) || !scale_like(g, scale, N))
         return CAIRN_OK;
-    grp[ng++] = cast;
-    const int cv = g->nodes[cast].outputs[0];
-    const int mul = rw_sole_consumer(r, cv);
-    if (mul < 0 || g->nodes[mul].op != IR_OP_Mul)
-        return CAIRN_OK;
-    const int scale = rw_other_input(&g->nodes[mul], cv);
-    if (scale == cv || !scale_like(g, scale, N))
-        return CAIRN_OK;
-    grp[ng++] = mul;
+    int grp[8] = {mm, cast, mul}, ng = 3;
     epi_chain_t e;
     e.last = mul;
     match_chain(r, g->nodes[mul].outputs[0], N, ot->shape.rank, grp, &ng, &e);

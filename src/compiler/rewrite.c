@@ -148,6 +148,21 @@ int rw_other_input(const ir_node_t *n, int v)
     return -2;
 }
 
+int rw_cast_mul(const rw_t *r, int v, int *cast, int *mul, int *scale)
+{
+    const ir_graph_t *g = r->g;
+    *cast = rw_sole_consumer(r, v);
+    if (*cast < 0 || g->nodes[*cast].op != IR_OP_Cast ||
+        g->values[g->nodes[*cast].outputs[0]].type.dtype != CAIRN_F32)
+        return 0;
+    const int cv = g->nodes[*cast].outputs[0];
+    *mul = rw_sole_consumer(r, cv);
+    if (*mul < 0 || g->nodes[*mul].op != IR_OP_Mul)
+        return 0;
+    *scale = rw_other_input(&g->nodes[*mul], cv);
+    return *scale >= 0 && *scale != cv;
+}
+
 int rw_near(double a, double b, double tol) { return fabs(a - b) <= tol * fabs(b); }
 
 int rw_group_closed(const rw_t *r, int at, const int *covered, int n_cov)

@@ -42,6 +42,11 @@ int rw_producer(const rw_t *r, int v, int op);
 int rw_const_scalar(const ir_graph_t *g, int v, double *out);
 /* For a two-input node that reads v: its other input; else -2. */
 int rw_other_input(const ir_node_t *n, int v);
+/* The dequantising chain of an integer product's output v, as
+ * quantize_dynamic writes it: v's sole reader a Cast to f32 (*cast), its
+ * output's sole reader a Mul (*mul) by *scale (the Mul's other input, not
+ * the Cast's output itself). 0 when v is not read so. */
+int rw_cast_mul(const rw_t *r, int v, int *cast, int *mul, int *scale);
 /* The GEMM-epilogue activation that node a applies to its input v: Relu,
  * Sigmoid, Clip with constant f32 bounds (*lo, *hi), and Gelu (erf or tanh)
  * and Swish with alpha 1 (SiLU) when allow_gelu. 0 when a is none of these

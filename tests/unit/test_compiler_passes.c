@@ -426,8 +426,10 @@ static void test_fuse_int8(const char *act, int second_reader)
  * the same f32 operations in the same order, so the unfused graph's
  * results exactly; act "" leaves the Add last, "Sigmoid" (not an
  * activation FusedConvInteger takes) stays after it, and a second reader
- * of the Cast's output stops the fusion. */
-static void test_fuse_convint(int depthwise, const char *act, int second_reader, int scalar_bias)
+ * of the Cast's output stops the fusion, as does (depthwise) a dilation
+ * quant_dwconv does not take. */
+static void test_fuse_convint(int depthwise, const char *act, int second_reader, int scalar_bias,
+                              int dilated)
 {
     cairn_graph_t *g;
     CHECK_OK(cairn_graph_create(&g));
@@ -444,11 +446,12 @@ static void test_fuse_convint(int depthwise, const char *act, int second_reader,
     CHECK_OK(cairn_graph_add_constant(g, "W", &wt, &W));
     CHECK_OK(cairn_graph_add_node(g, "DynamicQuantizeLinear", "dq", &x, 1, NULL, 0, q, 3, NULL));
     cairn_value_id s = bin(g, "Mul", "scales", q[1], scalar(g, "ws", 0.0123f));
-    int64_t pads[4] = {1, 1, 1, 1}, strides[2] = {1, 2};
-    cairn_attr_t ca[3] = {cairn_attr_ints("pads", pads, 4), cairn_attr_ints("strides", strides, 2),
-                          cairn_attr_int("group", depthwise ? C : 1)};
+    int64_t pads[4] = {1, 1, 1, 1}, strides[2] = {1, 2}, dil[2] = {2, 2};
+    cairn_attr_t ca[4] = {cairn_attr_ints("pads", pads, 4), cairn_attr_ints("strides", strides, 2),
+                          cairn_attr_int("group", depthwise ? C : 1),
+                          cairn_attr_ints("dilations", dil, 2)};
     cairn_value_id ci[3] = {q[0], W, q[2]};
-    cairn_value_id t = node(g, "ConvInteger", "conv/ConvInteger", ci, 3, ca, 3);
+    cairn_value_id t = node(g, "ConvInteger", "conv/ConvInteger", ci, 3, ca, dilated ? 4 : 3);
     cairn_attr_t to = cairn_attr_int("to", CAIRN_F32);
     cairn_value_id c = node(g, "Cast", "conv/Cast", &t, 1, &to, 1);
     cairn_value_id m = bin(g, "Mul", "conv/scale", c, s);
@@ -466,7 +469,7 @@ static void test_fuse_convint(int depthwise, const char *act, int second_reader,
     ir_graph_t *cg = compiled(g, "fold,fuse_conv");
     const ir_node_t *n = find_op(cg, IR_OP_FusedConvInteger);
     const int fused_act = !strcmp(act, "Relu") || !strcmp(act, "Clip");
-    if (second_reader) {
+    if (second_reader || (dilated && depthwise)) {
         CHECK(!n && count_op(cg, IR_OP_ConvInteger) == 1);
     } else {
         const ir_attr_t *ga = n ? ir_node_attr(n, "group") : NULL;
@@ -951,11 +954,14 @@ int main(void)
     test_fuse_int8("Gelu", 0);
     test_fuse_int8("Relu", 1);
     for (int dw = 0; dw < 2; dw++) {
-        test_fuse_convint(dw, "Relu", 0, 0);
-        test_fuse_convint(dw, "Clip", 0, 0);
-        test_fuse_convint(dw, "", 0, 1);
-        test_fuse_convint(dw, "Sigmoid", 0, 0);
-        test_fuse_convint(dw, "Relu", 1, 0);
+        test_fuse_convint(dw, "Relu", 0, 0, 0);
+        test_fuse_convint(dw, "Clip", 0, 0, 0);
+        test_fuse_convint(dw, "", 0, 1, 0);
+        test_fuse_convint(dw, "Sigmoid", 0, 0, 0);
+        test_fuse_convint(dw, "Relu", 1, 0, 0);
+        /* dilation 2: the int8 GEMM's im2col takes it, quant_dwconv does not
+         * (FusedConvInteger's inference refuses the rewrite) */
+        test_fuse_convint(dw, "Relu", 0, 0, 1);
     }
     test_fuse_qdq(CAIRN_U8, 128, 0, 0);
     test_fuse_qdq(CAIRN_I8, -3, 1, 0);

@@ -226,7 +226,6 @@ static cairn_status_t dw_run_all(const kctx_t *k, const quant_conv_params_t *p, 
     q->PH = g->pad[1], q->PW = g->pad[2];
     /* rows for OH rounded up to 8: the AVX-512 3x3 kernel's blocks of 8
      * output rows read them (zeros), and drop what they compute there */
-    q->rows_pad8 = 1;
     q->rows = ((q->OH + 7) / 8 * 8 - 1) * q->SH + q->KH;
     q->ld = ((q->OW + 15) / 16 * 16 + (q->KW - 1) / q->SW + 15) / 16 * 16;
     /* the inputs the outputs read: padded rows below `rows`, padded columns

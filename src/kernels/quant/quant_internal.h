@@ -70,10 +70,9 @@ typedef struct quant_dw_geom {
     int64_t IH, IW, OH, OW;
     int KH, KW, SH, SW;
     int64_t PH, PW;
-    int64_t rows, ld; /* padded rows: those the outputs read, (OH - 1) SH + KH, or with
-                       * rows_pad8 those of OH rounded up to 8 (blocks of 8 rows
-                       * may run past OH); floats a phase's row */
-    int rows_pad8;
+    int64_t rows, ld; /* padded rows: those that OH rounded up to 8 output rows read
+                       * (the AVX-512 blocks of 8 rows may run past OH), (OH8 - 1)
+                       * SH + KH; floats a phase's row */
     int64_t ih1, iw1; /* input rows [0, ih1) and columns [0, iw1) are read */
     int x_u8;         /* x u8 (else i8) */
     int32_t xz;

@@ -437,7 +437,7 @@ void quant_dw_plane_avx512(const quant_dw_geom_t *g, const void *x, const float 
     if (o->yt == CAIRN_I32)
         acc = o->y;
     const quant_dw_out_t *fo = o->yt == CAIRN_F32 ? o : NULL;
-    if (g->KH == 3 && g->KW == 3 && g->SH == g->SW && g->SW <= 2 && g->rows_pad8) {
+    if (g->KH == 3 && g->KW == 3 && g->SH == g->SW && g->SW <= 2) {
         if (g->SW == 1)
             dw3_plane_s1(g, x, P, wf, acc, o);
         else
