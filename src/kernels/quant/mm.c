@@ -247,22 +247,33 @@ static void qmm_plain_rows(const qmm_job_t *j, int64_t i0, int64_t i1, const int
 }
 
 /* The requantising form's rows [i0, i1), columns [nlo, nhi): the exact
- * sums (the zero-point terms as in qmm_rows) a piece of a row at a time
- * into an L1 buffer, then QLinearConv's requantisation of them
- * (quant_requant_row: (acc + bias) * multiplier in double, half to even, +
- * the zero point, saturated) into the 8-bit output. */
+ * sums (the zero-point terms as in qmm_rows), then QLinearConv's
+ * requantisation of them (quant_requant_row: (acc + bias) * multiplier in
+ * double, half to even, + the zero point, saturated) into the 8-bit
+ * output. With AVX-512 and at most a row term and a column term (one zero
+ * point each side: a convolution's), the terms are added inside the
+ * requantising loop (quant_requant_cols_avx512); otherwise a piece of a
+ * row at a time goes through an L1 buffer. */
 static void qmm_q8_rows(const qmm_job_t *j, int64_t i0, int64_t i1, const int32_t *sums,
                         int64_t ldc, int64_t nlo, int64_t nhi)
 {
     const int64_t N = j->p->N;
     int32_t t[512] __attribute__((aligned(64)));
     const int simple = j->zt && (!j->rs || j->z1_one);
+    const int avx512 = quant_use_avx512() && (j->yqt == CAIRN_U8 || j->yqt == CAIRN_I8);
     for (int64_t i = i0; i < i1; i++) {
         const int32_t *restrict cr = sums + i * ldc;
         const double m = j->scale[j->scale_kind == QUANT_SCALE_ROW ? i : 0];
         const double b = j->qbias ? (double)j->qbias[i] : 0.0;
         const uint32_t rt = j->correct && j->rs ? j->z1[0] * (uint32_t)j->rs[i] : 0;
         const uint32_t rr = j->rs ? (uint32_t)j->rs[i] : 0, a = j->za ? (uint32_t)j->za[i] : 0;
+        if (avx512 && (!j->correct || simple)) {
+            /* the zero-point terms inside the requantising loop */
+            quant_requant_cols_avx512(cr, j->correct ? (const int32_t *)(j->zt + nlo) : NULL,
+                                      (int32_t)rt, nhi - nlo, b, m, j->qz, j->yqt == CAIRN_U8,
+                                      (char *)j->yq + i * N + nlo, j->p->K * 65025);
+            continue;
+        }
         for (int64_t c0 = nlo; c0 < nhi; c0 += 512) {
             const int64_t w = nhi - c0 < 512 ? nhi - c0 : 512;
             const int32_t *restrict cc = cr + (c0 - nlo);

@@ -56,6 +56,11 @@ void quant_requant_row(const int32_t *acc, int64_t n, double b, double m, int32_
 /* The same in AVX-512 for u8 (y_u8) or i8 (quant_requant_row calls it). */
 void quant_requant_avx512(const int32_t *acc, int64_t n, double b, double m, int32_t z, int y_u8,
                           void *y, int64_t acc_max);
+/* quant_requant_avx512 of the sums acc[i] + rt + zt[i] (zt NULL: acc[i] +
+ * rt), added as wrapping 32-bit integers (a GEMM's sums and their
+ * zero-point terms: qmm_q8_rows), without a pass of its own */
+void quant_requant_cols_avx512(const int32_t *acc, const int32_t *zt, int32_t rt, int64_t n,
+                               double b, double m, int32_t z, int y_u8, void *y, int64_t acc_max);
 
 /* One plane of quant_dwconv (dw.c): the geometry, and the plane kernels.
  * P holds SW phases of `rows` x ld floats: padded input column q (input

@@ -123,48 +123,100 @@ static inline void rq_setup(rq_consts_t *c, double b, double m, int32_t z, int y
     c->y_u8 = y_u8;
 }
 
-/* 16 sums a (lanes k) requantised and stored to y as u8 / i8 */
-static inline __attribute__((always_inline)) void rq_store(const rq_consts_t *c, __m512i a,
-                                                           __mmask16 k, void *y)
+/* The fast form's 16 results of sums a (quant_requant_avx512's single
+ * precision), and in *bad the lanes it cannot vouch for (acc + b
+ * overflowed, or p within 2^-13 of a half-integer): those take rq_double */
+static inline __attribute__((always_inline)) __m512i rq_fast(const rq_consts_t *c, __m512i a,
+                                                             __mmask16 *bad)
 {
-    __m512i q;
-    int slow = !c->fast;
-    if (c->fast) {
-        const __m512i x = _mm512_add_epi32(a, c->vbi);
-        __mmask16 bad = 0;
-        if (c->check_ovf) /* acc + b overflowed: both operands' signs differ from the sum's */
-            bad = _mm512_cmplt_epi32_mask(
-                _mm512_and_si512(_mm512_xor_si512(a, x), _mm512_xor_si512(c->vbi, x)),
-                _mm512_setzero_si512());
-        __m512 pf = _mm512_mul_ps(_mm512_cvtepi32_ps(x), c->vmf);
-        /* pf - round(pf) in one vreduceps (a round and a subtract took two:
-         * the pass 8.5 -> 7.0 cycles per 16 on Zen 4), and the rounding by
-         * the conversion, which rounds half to even as vrndscaleps does */
-        const __m512 d = _mm512_reduce_round_ps(pf, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC,
-                                                _MM_FROUND_NO_EXC);
-        bad |= _mm512_cmp_ps_mask(_mm512_abs_ps(d), c->near, _CMP_GE_OQ);
-        slow = (bad & k) != 0;
-        if (c->clamp) /* |pf| > 1024 saturates either way; int32's range kept */
-            pf = _mm512_min_ps(_mm512_max_ps(pf, c->ncap), c->cap);
-        q = _mm512_max_epi32(_mm512_add_epi32(_mm512_cvtps_epi32(pf), c->vzi), c->ilo);
-    }
-    if (slow)
-        q = rq_double(a, c->vb, c->vm, c->vz, c->lo, c->hi);
+    const __m512i x = _mm512_add_epi32(a, c->vbi);
+    __mmask16 ovf = 0;
+    if (c->check_ovf) /* acc + b overflowed: both operands' signs differ from the sum's */
+        ovf = _mm512_cmplt_epi32_mask(
+            _mm512_and_si512(_mm512_xor_si512(a, x), _mm512_xor_si512(c->vbi, x)),
+            _mm512_setzero_si512());
+    __m512 pf = _mm512_mul_ps(_mm512_cvtepi32_ps(x), c->vmf);
+    /* pf - round(pf) in one vreduceps (a round and a subtract took two:
+     * the pass 8.5 -> 7.0 cycles per 16 on Zen 4), and the rounding by
+     * the conversion, which rounds half to even as vrndscaleps does */
+    const __m512 d = _mm512_reduce_round_ps(pf, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC,
+                                            _MM_FROUND_NO_EXC);
+    *bad = _kor_mask16(ovf, _mm512_cmp_ps_mask(_mm512_abs_ps(d), c->near, _CMP_GE_OQ));
+    if (c->clamp) /* |pf| > 1024 saturates either way; int32's range kept */
+        pf = _mm512_min_ps(_mm512_max_ps(pf, c->ncap), c->cap);
+    return _mm512_max_epi32(_mm512_add_epi32(_mm512_cvtps_epi32(pf), c->vzi), c->ilo);
+}
+
+static inline __attribute__((always_inline)) void rq_put(const rq_consts_t *c, __m512i q,
+                                                         __mmask16 k, void *y)
+{
     if (c->y_u8)
         _mm512_mask_cvtusepi32_storeu_epi8(y, k, q);
     else
         _mm512_mask_cvtsepi32_storeu_epi8(y, k, q);
 }
 
-void quant_requant_avx512(const int32_t *acc, int64_t n, double b, double m, int32_t z, int y_u8,
-                          void *y, int64_t acc_max)
+/* 16 sums a (lanes k) requantised and stored to y as u8 / i8 */
+static inline __attribute__((always_inline)) void rq_store(const rq_consts_t *c, __m512i a,
+                                                           __mmask16 k, void *y)
+{
+    __m512i q = _mm512_setzero_si512();
+    __mmask16 bad = 0;
+    if (c->fast)
+        q = rq_fast(c, a, &bad);
+    if (!c->fast || !_kortestz_mask16_u8(_kand_mask16(bad, k), _kand_mask16(bad, k)))
+        q = rq_double(a, c->vb, c->vm, c->vz, c->lo, c->hi);
+    rq_put(c, q, k, y);
+}
+
+/* quant_requant_avx512 with a column term: the sums acc[i] + rt + zt[i]
+ * (zt NULL: none), added as wrapping 32-bit integers. Whole vectors go two
+ * at a time through the fast form with one test of both vectors' doubtful
+ * lanes: with a vector at a time the test (the mask moved to a general
+ * register, then a branch on it) was the loop's critical path. */
+static void requant_cols(const int32_t *acc, const int32_t *zt, int32_t rt, int64_t n, double b,
+                         double m, int32_t z, int y_u8, void *y, int64_t acc_max)
 {
     rq_consts_t c;
     rq_setup(&c, b, m, z, y_u8, acc_max);
-    for (int64_t i = 0; i < n; i += 16) {
+    const __m512i vrt = _mm512_set1_epi32(rt);
+    int64_t i = 0;
+    if (c.fast)
+        for (; i + 32 <= n; i += 32) {
+            __m512i a0 = _mm512_add_epi32(_mm512_loadu_si512(acc + i), vrt);
+            __m512i a1 = _mm512_add_epi32(_mm512_loadu_si512(acc + i + 16), vrt);
+            if (zt) {
+                a0 = _mm512_add_epi32(a0, _mm512_loadu_si512(zt + i));
+                a1 = _mm512_add_epi32(a1, _mm512_loadu_si512(zt + i + 16));
+            }
+            __mmask16 bad0, bad1;
+            __m512i q0 = rq_fast(&c, a0, &bad0), q1 = rq_fast(&c, a1, &bad1);
+            if (!_kortestz_mask16_u8(bad0, bad1)) {
+                q0 = rq_double(a0, c.vb, c.vm, c.vz, c.lo, c.hi);
+                q1 = rq_double(a1, c.vb, c.vm, c.vz, c.lo, c.hi);
+            }
+            rq_put(&c, q0, 0xFFFF, (char *)y + i);
+            rq_put(&c, q1, 0xFFFF, (char *)y + i + 16);
+        }
+    for (; i < n; i += 16) {
         const __mmask16 k = n - i >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << (n - i)) - 1u);
-        rq_store(&c, _mm512_maskz_loadu_epi32(k, acc + i), k, (char *)y + i);
+        __m512i a = _mm512_add_epi32(_mm512_maskz_loadu_epi32(k, acc + i), vrt);
+        if (zt)
+            a = _mm512_add_epi32(a, _mm512_maskz_loadu_epi32(k, zt + i));
+        rq_store(&c, a, k, (char *)y + i);
     }
+}
+
+void quant_requant_avx512(const int32_t *acc, int64_t n, double b, double m, int32_t z, int y_u8,
+                          void *y, int64_t acc_max)
+{
+    requant_cols(acc, NULL, 0, n, b, m, z, y_u8, y, acc_max);
+}
+
+void quant_requant_cols_avx512(const int32_t *acc, const int32_t *zt, int32_t rt, int64_t n,
+                               double b, double m, int32_t z, int y_u8, void *y, int64_t acc_max)
+{
+    requant_cols(acc, zt, rt, n, b, m, z, y_u8, y, acc_max);
 }
 
 /* ---- quant_dwconv's plane (dw.c's layout, quant_internal.h) ---- */
@@ -468,6 +520,13 @@ void quant_requant_avx512(const int32_t *acc, int64_t n, double b, double m, int
                           void *y, int64_t acc_max)
 {
     (void)acc, (void)n, (void)b, (void)m, (void)z, (void)y_u8, (void)y, (void)acc_max;
+}
+
+void quant_requant_cols_avx512(const int32_t *acc, const int32_t *zt, int32_t rt, int64_t n,
+                               double b, double m, int32_t z, int y_u8, void *y, int64_t acc_max)
+{
+    (void)acc, (void)zt, (void)rt, (void)n, (void)b, (void)m, (void)z, (void)y_u8, (void)y;
+    (void)acc_max;
 }
 
 void quant_ql_quantize_avx512(const float *x, int64_t n, float s, int32_t z, int y_u8, void *y)
