@@ -127,11 +127,12 @@ static inline void rq_setup(rq_consts_t *c, double b, double m, int32_t z, int y
  * precision), and in *bad the lanes it cannot vouch for (acc + b
  * overflowed, or p within 2^-13 of a half-integer): those take rq_double */
 static inline __attribute__((always_inline)) __m512i rq_fast(const rq_consts_t *c, __m512i a,
-                                                             __mmask16 *bad)
+                                                             __mmask16 *bad, const int OVF,
+                                                             const int CLAMP)
 {
     const __m512i x = _mm512_add_epi32(a, c->vbi);
     __mmask16 ovf = 0;
-    if (c->check_ovf) /* acc + b overflowed: both operands' signs differ from the sum's */
+    if (OVF) /* acc + b overflowed: both operands' signs differ from the sum's */
         ovf = _mm512_cmplt_epi32_mask(
             _mm512_and_si512(_mm512_xor_si512(a, x), _mm512_xor_si512(c->vbi, x)),
             _mm512_setzero_si512());
@@ -142,15 +143,15 @@ static inline __attribute__((always_inline)) __m512i rq_fast(const rq_consts_t *
     const __m512 d = _mm512_reduce_round_ps(pf, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC,
                                             _MM_FROUND_NO_EXC);
     *bad = _kor_mask16(ovf, _mm512_cmp_ps_mask(_mm512_abs_ps(d), c->near, _CMP_GE_OQ));
-    if (c->clamp) /* |pf| > 1024 saturates either way; int32's range kept */
+    if (CLAMP) /* |pf| > 1024 saturates either way; int32's range kept */
         pf = _mm512_min_ps(_mm512_max_ps(pf, c->ncap), c->cap);
     return _mm512_max_epi32(_mm512_add_epi32(_mm512_cvtps_epi32(pf), c->vzi), c->ilo);
 }
 
-static inline __attribute__((always_inline)) void rq_put(const rq_consts_t *c, __m512i q,
-                                                         __mmask16 k, void *y)
+static inline __attribute__((always_inline)) void rq_put(const int U8, __m512i q, __mmask16 k,
+                                                         void *y)
 {
-    if (c->y_u8)
+    if (U8)
         _mm512_mask_cvtusepi32_storeu_epi8(y, k, q);
     else
         _mm512_mask_cvtsepi32_storeu_epi8(y, k, q);
@@ -163,17 +164,43 @@ static inline __attribute__((always_inline)) void rq_store(const rq_consts_t *c,
     __m512i q = _mm512_setzero_si512();
     __mmask16 bad = 0;
     if (c->fast)
-        q = rq_fast(c, a, &bad);
+        q = rq_fast(c, a, &bad, c->check_ovf, c->clamp);
     if (!c->fast || !_kortestz_mask16_u8(_kand_mask16(bad, k), _kand_mask16(bad, k)))
         q = rq_double(a, c->vb, c->vm, c->vz, c->lo, c->hi);
-    rq_put(c, q, k, y);
+    rq_put(c->y_u8, q, k, y);
+}
+
+/* Whole vectors of requant_cols, two at a time, through the fast form
+ * with one test of both vectors' doubtful lanes (with a vector at a time,
+ * the test, a mask moved to a general register and a branch on it, was
+ * the loop's critical path); the flags fixed at compile time (gcc left the
+ * overflow and clamp tests in the loop). Returns the sums done. */
+static inline __attribute__((always_inline)) int64_t
+rq_pairs(const rq_consts_t *c, const int32_t *acc, const int32_t *zt, __m512i vrt, int64_t n,
+         void *y, const int OVF, const int CLAMP, const int U8, const int ZT)
+{
+    int64_t i = 0;
+    for (; i + 32 <= n; i += 32) {
+        __m512i a0 = _mm512_add_epi32(_mm512_loadu_si512(acc + i), vrt);
+        __m512i a1 = _mm512_add_epi32(_mm512_loadu_si512(acc + i + 16), vrt);
+        if (ZT) {
+            a0 = _mm512_add_epi32(a0, _mm512_loadu_si512(zt + i));
+            a1 = _mm512_add_epi32(a1, _mm512_loadu_si512(zt + i + 16));
+        }
+        __mmask16 bad0, bad1;
+        __m512i q0 = rq_fast(c, a0, &bad0, OVF, CLAMP), q1 = rq_fast(c, a1, &bad1, OVF, CLAMP);
+        if (!_kortestz_mask16_u8(bad0, bad1)) {
+            q0 = rq_double(a0, c->vb, c->vm, c->vz, c->lo, c->hi);
+            q1 = rq_double(a1, c->vb, c->vm, c->vz, c->lo, c->hi);
+        }
+        rq_put(U8, q0, 0xFFFF, (char *)y + i);
+        rq_put(U8, q1, 0xFFFF, (char *)y + i + 16);
+    }
+    return i;
 }
 
 /* quant_requant_avx512 with a column term: the sums acc[i] + rt + zt[i]
- * (zt NULL: none), added as wrapping 32-bit integers. Whole vectors go two
- * at a time through the fast form with one test of both vectors' doubtful
- * lanes: with a vector at a time the test (the mask moved to a general
- * register, then a branch on it) was the loop's critical path. */
+ * (zt NULL: none), added as wrapping 32-bit integers. */
 static void requant_cols(const int32_t *acc, const int32_t *zt, int32_t rt, int64_t n, double b,
                          double m, int32_t z, int y_u8, void *y, int64_t acc_max)
 {
@@ -181,23 +208,16 @@ static void requant_cols(const int32_t *acc, const int32_t *zt, int32_t rt, int6
     rq_setup(&c, b, m, z, y_u8, acc_max);
     const __m512i vrt = _mm512_set1_epi32(rt);
     int64_t i = 0;
-    if (c.fast)
-        for (; i + 32 <= n; i += 32) {
-            __m512i a0 = _mm512_add_epi32(_mm512_loadu_si512(acc + i), vrt);
-            __m512i a1 = _mm512_add_epi32(_mm512_loadu_si512(acc + i + 16), vrt);
-            if (zt) {
-                a0 = _mm512_add_epi32(a0, _mm512_loadu_si512(zt + i));
-                a1 = _mm512_add_epi32(a1, _mm512_loadu_si512(zt + i + 16));
-            }
-            __mmask16 bad0, bad1;
-            __m512i q0 = rq_fast(&c, a0, &bad0), q1 = rq_fast(&c, a1, &bad1);
-            if (!_kortestz_mask16_u8(bad0, bad1)) {
-                q0 = rq_double(a0, c.vb, c.vm, c.vz, c.lo, c.hi);
-                q1 = rq_double(a1, c.vb, c.vm, c.vz, c.lo, c.hi);
-            }
-            rq_put(&c, q0, 0xFFFF, (char *)y + i);
-            rq_put(&c, q1, 0xFFFF, (char *)y + i + 16);
-        }
+    if (c.fast && !c.check_ovf && !c.clamp) { /* the usual case: small multipliers, K known */
+        if (zt)
+            i = y_u8 ? rq_pairs(&c, acc, zt, vrt, n, y, 0, 0, 1, 1)
+                     : rq_pairs(&c, acc, zt, vrt, n, y, 0, 0, 0, 1);
+        else
+            i = y_u8 ? rq_pairs(&c, acc, zt, vrt, n, y, 0, 0, 1, 0)
+                     : rq_pairs(&c, acc, zt, vrt, n, y, 0, 0, 0, 0);
+    } else if (c.fast) {
+        i = rq_pairs(&c, acc, zt, vrt, n, y, c.check_ovf, c.clamp, y_u8, zt != NULL);
+    }
     for (; i < n; i += 16) {
         const __mmask16 k = n - i >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << (n - i)) - 1u);
         __m512i a = _mm512_add_epi32(_mm512_maskz_loadu_epi32(k, acc + i), vrt);
