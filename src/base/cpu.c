@@ -116,6 +116,7 @@ static void detect(base_cpu_t *c)
         c->avx512bw = c->avx512f && ((ebx7 >> 30) & 1);
         c->avx512vl = c->avx512f && ((ebx7 >> 31) & 1);
         c->avx512_vnni = c->avx512f && ((r[2] >> 11) & 1);
+        c->avx512_vbmi = c->avx512f && ((r[2] >> 1) & 1);
         c->amx_bf16 = (edx7 >> 22) & 1;
         c->amx_tile = (edx7 >> 24) & 1;
         c->amx_int8 = (edx7 >> 25) & 1;
@@ -208,7 +209,8 @@ void base_cpu_features_string(const base_cpu_t *c, char *buf, size_t cap)
              {"f16c", c->f16c},            {"avx512f", c->avx512f},
              {"avx512bw", c->avx512bw},    {"avx512vl", c->avx512vl},
              {"avx512dq", c->avx512dq},    {"avx512_bf16", c->avx512_bf16},
-             {"avx512_vnni", c->avx512_vnni}, {"avx_vnni", c->avx_vnni},
+             {"avx512_vnni", c->avx512_vnni}, {"avx512_vbmi", c->avx512_vbmi},
+             {"avx_vnni", c->avx_vnni},
              {"amx_tile", c->amx_tile},    {"amx_bf16", c->amx_bf16},
              {"amx_int8", c->amx_int8},    {"neon", c->neon}};
     size_t u = 0;

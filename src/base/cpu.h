@@ -24,6 +24,7 @@ typedef struct base_cpu {
     int sse42, avx, avx2, fma, f16c;
     int avx512f, avx512bw, avx512vl, avx512dq;
     int avx512_bf16, avx512_vnni, avx_vnni;
+    int avx512_vbmi; /* vpermb and friends (Ice Lake, Zen 4) */
     int amx_tile, amx_bf16, amx_int8;
     int neon;
     /* caches, bytes (0 if unknown); L1D and L2 per core, L3 shared */

@@ -677,7 +677,7 @@ void plan_step_kernel(const plan_step_t *st, char *buf, size_t cap)
         const int64_t act = ac ? ac->i : 0;
         char how[96];
         if (gr && gr->i > 1)
-            snprintf(how, sizeof how, "int8 depthwise %s", quant_dw_variant());
+            snprintf(how, sizeof how, "int8 depthwise %s", op_quant_dw_variant(n, st->in));
         else
             snprintf(how, sizeof how, "int8 conv: im2col + int8 gemm %s%s", gemm_s8_variant_name(),
                      pk && pk->i ? " packed-W" : "");

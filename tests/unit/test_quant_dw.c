@@ -12,7 +12,9 @@
  * and 2-row blocks; one spatial dim; batches; 1 and 2 threads; sums at
  * their largest (255 x 255 x 256); and the shapes it must refuse. Run
  * under CAIRN_ISA=ref/avx2/avx512 by ctest (the portable and AVX-512
- * planes). */
+ * planes) and without a cap (with AVX512_VNNI and VBMI, the 3x3 layers
+ * whose w - wz fit in s8 then take the integer plane; those that do not,
+ * random u8 weights with a random zero point, the f32 one). */
 #include "base/threadpool.h"
 #include "check.h"
 #include "kernels/quant/quant.h"
@@ -47,7 +49,10 @@ typedef struct dw_case {
 } dw_case_t;
 
 /* mode 0 random data; 1: sums at their largest (x at one end of its range
- * with zero point at the other, w likewise) */
+ * with zero point at the other, w likewise); 2: random data with W's zero
+ * points those of symmetric quantisation (0 for i8, 128 for u8), so that
+ * every w - wz fits in s8 (the integer 3x3 plane's condition); 3: 1's
+ * extremes with 2's zero points (w - wz = -128, x - xz = 255) */
 static int run(const dw_case_t *c, cairn_dtype_t xt, cairn_dtype_t wt, cairn_dtype_t yt, int wz_vec,
                int scale_vec, int bias_on, int threads, int mode)
 {
@@ -65,11 +70,14 @@ static int run(const dw_case_t *c, cairn_dtype_t xt, cairn_dtype_t wt, cairn_dty
     for (int64_t i = 0; i < ny; i++)
         res[i] = (float)rnd(-1000, 1000) / 32.0f;
     char *y = malloc((size_t)ny * ysz), *want = malloc((size_t)ny * ysz);
-    fill(xt, x, nx, mode);
-    fill(wt, w, nw, mode ? -1 : 0);
+    const int ext = mode == 1 || mode == 3;
+    fill(xt, x, nx, ext);
+    fill(wt, w, nw, ext ? -1 : 0);
     uint8_t xz;
-    fill(xt, &xz, 1, mode ? -1 : 0);
-    fill(wt, wz, c->C, mode ? 1 : 0);
+    fill(xt, &xz, 1, ext ? -1 : 0);
+    fill(wt, wz, c->C, ext ? 1 : 0);
+    if (mode >= 2)
+        memset(wz, wt == CAIRN_I8 ? 0 : 128, (size_t)c->C);
     for (int64_t i = 0; i < c->C; i++) {
         bias[i] = bias_on ? (int32_t)rnd(-100000, 100000) : 0;
         /* most small (a u8 range of outputs), some saturating */
@@ -187,6 +195,19 @@ static void test_3x3(void)
                 run(&v, CAIRN_U8, CAIRN_U8, CAIRN_I8, 1, 0, 1, 2, 0);
             }
         }
+    /* weights whose w - wz fit in s8 (the integer plane where the CPU has
+     * it), every type of x, W and y */
+    for (size_t i = 0; i < sizeof sz / sizeof sz[0]; i++)
+        for (int s = 1; s <= 2; s++) {
+            const int64_t H = sz[(i * 5 + 1) % (sizeof sz / sizeof sz[0])], W = sz[i];
+            dw_case_t c = {1, 3, H, W, 3, 3, s, s, 1, 1, 1, 1};
+            run(&c, CAIRN_U8, CAIRN_I8, CAIRN_U8, 1, 1, 1, 1, 2);
+            run(&c, CAIRN_I8, CAIRN_U8, CAIRN_F32, 0, 1, 1 + (int)(i & 1), 2, 2);
+            run(&c, CAIRN_U8, CAIRN_U8, CAIRN_I32, 1, 0, 0, 1, 2);
+            dw_case_t v = {2, 2, H, W, 3, 3, s, s, 0, 0, 0, 0};
+            if (H >= 3 && W >= 3)
+                run(&v, CAIRN_I8, CAIRN_I8, CAIRN_I8, 0, 0, 1, 2, 2);
+        }
     /* odd and even left padding at stride 2 (the column phases swap) */
     dw_case_t c = {1, 4, 20, 37, 3, 3, 2, 2, 0, 1, 2, 2};
     run(&c, CAIRN_U8, CAIRN_I8, CAIRN_U8, 1, 1, 1, 1, 0);
@@ -238,6 +259,8 @@ static void test_extremes(void)
         run(&big, CAIRN_U8, CAIRN_I8, ys[i], 0, 0, 1, 1, 1);
         run(&big, CAIRN_I8, CAIRN_U8, ys[i], 1, 1, 0, 1, 1);
         run(&c3, CAIRN_U8, CAIRN_U8, ys[i], 1, 1, 1, 2, 1);
+        run(&c3, CAIRN_U8, CAIRN_I8, ys[i], 0, 1, 1, 1, 3);
+        run(&c3, CAIRN_I8, CAIRN_U8, ys[i], 1, 0, 1, 2, 3);
     }
 }
 
@@ -296,7 +319,11 @@ static void test_refused(void)
 int main(void)
 {
     CHECK_OK(base_pool_create(2, &pool2));
-    fprintf(stderr, "quant_dwconv plane: %s\n", quant_dw_variant());
+    conv_params_t g3;
+    memset(&g3, 0, sizeof g3);
+    g3.kernel[1] = g3.kernel[2] = 3, g3.stride[1] = g3.stride[2] = 1;
+    fprintf(stderr, "quant_dwconv planes: %s (3x3), %s (others)\n", quant_dw_variant(&g3),
+            quant_dw_variant(NULL));
     test_3x3();
     test_other_kernels();
     test_extremes();

@@ -917,13 +917,19 @@ static size_t qlconv_fast_ws(int64_t ny, int64_t M)
            base_round_up((size_t)M * sizeof(float), BASE_ALIGN);
 }
 
+const char *op_quant_dw_variant(const ir_node_t *n, const ktensor_t *in)
+{
+    conv_params_t kp;
+    return quant_dw_variant(convint_route(n, in, &kp) == CONVINT_DW ? &kp : NULL);
+}
+
 void op_quant_conv_describe(const ir_node_t *n, const ktensor_t *in, char *buf, size_t cap)
 {
     conv_params_t kp;
     const int ql = n->op == IR_OP_QLinearConv;
     switch (convint_route(n, in, &kp)) {
     case CONVINT_DW:
-        snprintf(buf, cap, "int8 depthwise %s, %s", quant_dw_variant(),
+        snprintf(buf, cap, "int8 depthwise %s, %s", quant_dw_variant(&kp),
                  ql ? "requantised" : "int32 sums");
         break;
     case CONVINT_GEMM:

@@ -68,9 +68,17 @@ int quant_dw_fits(const conv_params_t *g)
            g->in[2] <= lim && g->out[1] * g->out[2] <= lim * 16;
 }
 
-const char *quant_dw_variant(void)
+/* 1 when g's planes can take the integer 3x3 plane (the weights' w - wz
+ * must also fit in s8: dw_run_all checks them) */
+static int dw_vnni_geometry(const conv_params_t *g)
 {
-    return quant_use_avx512() ? "avx512" : "c";
+    return quant_use_vnni() && g->kernel[1] == 3 && g->kernel[2] == 3 &&
+           g->stride[1] == g->stride[2] && g->stride[2] <= 2;
+}
+
+const char *quant_dw_variant(const conv_params_t *g)
+{
+    return g && dw_vnni_geometry(g) ? "avx512_vnni" : quant_use_avx512() ? "avx512" : "c";
 }
 
 /* ------------------------- the portable plane ------------------------- */
@@ -152,6 +160,9 @@ typedef struct dw_job {
     void *Y;
     const gemm_epilogue_t *epi; /* yt F32: the bias, activation and residual */
     const float *wf;            /* w - wz as f32, C x taps */
+    int vnni;                   /* the integer 3x3 plane (quant_dw3_plane_vnni) */
+    const int32_t *wd;          /* its kernel rows' w - wz bytes, C x 3 */
+    const int32_t *corr;        /* its sums' start, -xzb sum(w - wz), C */
     char *scratch;              /* per worker: P, then the sums of a plane */
     size_t per_worker, p_bytes;
     int64_t taps;
@@ -183,7 +194,11 @@ static void dw_task(void *ctx, size_t b, size_t e, int worker)
                                   ep ? (int)ep->act : GEMM_ACT_NONE,
                                   ep ? ep->clip_lo : 0.0f,
                                   ep ? ep->clip_hi : 0.0f};
-        j->plane(&j->g, (const char *)j->X + t * (size_t)in_plane, j->wf + c * j->taps, P, acc, &o);
+        const void *xp = (const char *)j->X + t * (size_t)in_plane;
+        if (j->vnni)
+            quant_dw3_plane_vnni(&j->g, xp, j->wd + c * 3, j->corr[c], (uint8_t *)P, acc, &o);
+        else
+            j->plane(&j->g, xp, j->wf + c * j->taps, P, acc, &o);
     }
 }
 
@@ -246,10 +261,19 @@ static cairn_status_t dw_run_all(const kctx_t *k, const quant_conv_params_t *p, 
     int workers = k && k->pool && k->threads > 1 ? base_pool_threads(k->pool) : 1;
     if (workers < 1)
         workers = 1;
-    /* shared: the taps' offsets, w - wz of every channel; then P per worker */
+    /* the integer plane's u8 copy: a 64-byte read from each 16-output chunk
+     * (16 S bytes apart) stays in a row; it takes P's place, which is
+     * larger (4 S bytes a padded column against about S) */
+    const int64_t nch = (q->OW + 15) / 16;
+    q->ldb = (16 * (nch - 1) * q->SW + 64 + 63) / 64 * 64;
+    q->xzb = q->x_u8 ? q->xz : q->xz + 128;
+    j.vnni = dw_vnni_geometry(g) && (size_t)(q->rows * q->ldb) <= p_bytes;
+    /* shared: the taps' offsets, w - wz of every channel (as f32, or as
+     * the integer plane's bytes and its sums' start); then P per worker */
     const size_t off_bytes = base_round_up((size_t)j.taps * sizeof(int64_t), 64);
     const size_t wf_bytes = base_round_up((size_t)(g->C * j.taps) * sizeof(float), 64);
-    const size_t total = off_bytes + wf_bytes + j.per_worker * (size_t)workers;
+    const size_t wd_bytes = base_round_up((size_t)(g->C * 4) * sizeof(int32_t), 64);
+    const size_t total = off_bytes + wf_bytes + wd_bytes + j.per_worker * (size_t)workers;
     int slot;
     char *mem = base_scratch_get(total, &slot);
     if (!mem)
@@ -277,9 +301,28 @@ static cairn_status_t dw_run_all(const kctx_t *k, const quant_conv_params_t *p, 
         }
     }
     j.wf = wf;
-    j.scratch = mem + off_bytes + wf_bytes;
-    for (int w = 0; w < workers; w++)
-        memset(j.scratch + (size_t)w * j.per_worker, 0, p_bytes);
+    if (j.vnni) { /* every w - wz in s8, or the f32 plane after all */
+        int32_t *wd = (int32_t *)(mem + off_bytes + wf_bytes), *corr = wd + 3 * g->C;
+        for (int64_t c = 0; c < g->C && j.vnni; c++) {
+            int32_t sum = 0;
+            for (int kh = 0; kh < 3; kh++) {
+                uint32_t d = 0;
+                for (int kw = 0; kw < 3; kw++) {
+                    const float v = wf[c * 9 + kh * 3 + kw];
+                    if (v < -128.0f || v > 127.0f)
+                        j.vnni = 0;
+                    sum += (int32_t)v;
+                    d |= (uint32_t)(uint8_t)(int8_t)(int32_t)v << (8 * kw);
+                }
+                wd[c * 3 + kh] = (int32_t)d;
+            }
+            corr[c] = -q->xzb * sum;
+        }
+        j.wd = wd, j.corr = corr;
+    }
+    j.scratch = mem + off_bytes + wf_bytes + wd_bytes;
+    for (int w = 0; w < workers; w++) /* the padding: 0 for P, x's zero point for the u8 copy */
+        memset(j.scratch + (size_t)w * j.per_worker, j.vnni ? q->xzb : 0, p_bytes);
     const size_t planes = (size_t)(g->N * g->C);
     if (workers == 1)
         dw_task(&j, 0, planes, 0);

@@ -47,6 +47,23 @@ int quant_use_avx512(void)
 #endif
 }
 
+int quant_use_vnni(void)
+{
+#if defined(__x86_64__)
+    static _Atomic int use = -1;
+    int u = atomic_load_explicit(&use, memory_order_relaxed);
+    if (u < 0) {
+        const base_cpu_t *c = base_cpu();
+        u = base_isa_select(CAIRN_ISA_AUTO) >= CAIRN_ISA_AVX512_BF16_VNNI && c->avx512_vnni &&
+            c->avx512_vbmi && c->avx512bw;
+        atomic_store_explicit(&use, u, memory_order_relaxed);
+    }
+    return u;
+#else
+    return 0;
+#endif
+}
+
 const char *quant_dynamic_path(void)
 {
     return quant_use_avx512() ? "avx512" : QDYN_SSE2 ? "sse2" : "c";

@@ -143,7 +143,8 @@ cairn_status_t quant_conv_i32(const kctx_t *k, const quant_conv_params_t *p, con
  * and the reference compute it, p->scale the multipliers (one value or,
  * scale_vec, one per channel), bias int32 per channel or NULL, yzp one
  * value of yt (NULL: 0). An AVX-512 form where the CPU and the CAIRN_ISA
- * cap allow (x86_avx512.c), else portable C; quant_dw_variant names it. */
+ * cap allow (x86_avx512.c: a 3x3 layer at stride 1 or 2 in integers with
+ * AVX512_VNNI and VBMI), else portable C; quant_dw_variant names it. */
 #define QUANT_DW_MAX_TAPS 258
 int quant_dw_fits(const conv_params_t *g);
 /* The same sums dequantised (FusedConvInteger of a depthwise convolution,
@@ -155,7 +156,9 @@ int quant_dw_fits(const conv_params_t *g);
  * scale 1 (FusedConvInteger sets neither). */
 cairn_status_t quant_dwconv_f32(const kctx_t *k, const quant_conv_params_t *p, const void *X,
                                 const void *W, const gemm_epilogue_t *epi, float *Y);
-const char *quant_dw_variant(void);
+/* The plane kernel g's layer takes ("avx512_vnni": the integer 3x3 plane,
+ * where its w - wz fit in s8; "avx512"; "c"); g NULL: the f32 plane's */
+const char *quant_dw_variant(const conv_params_t *g);
 cairn_status_t quant_dwconv(const kctx_t *k, const quant_conv_params_t *p, const void *X,
                             const void *W, const int32_t *bias, const void *yzp,
                             cairn_dtype_t yt, void *Y);

@@ -40,6 +40,9 @@ static inline void q_store(void *y, cairn_dtype_t yt, int64_t i, double v)
 /* Whether the quant kernels take their AVX-512 passes (x86_avx512.c):
  * the CPU has them and the CAIRN_ISA cap allows (chosen once; dyn.c). */
 int quant_use_avx512(void);
+/* Whether the integer depthwise plane runs: AVX512_VNNI and AVX512_VBMI
+ * on the CPU and a CAIRN_ISA cap at avx512_bf16 or above (the VNNI level) */
+int quant_use_vnni(void);
 
 /* QuantizeLinear's pass in AVX-512 (qdq.c calls it where quant_use_avx512):
  * y = saturate(round(x / s) + z) to u8 or i8, NaN quotients as 0, the
@@ -81,6 +84,12 @@ typedef struct quant_dw_geom {
     int64_t ih1, iw1; /* input rows [0, ih1) and columns [0, iw1) are read */
     int x_u8;         /* x u8 (else i8) */
     int32_t xz;
+    /* the integer 3x3 plane (quant_dw3_plane_vnni): its u8 copy of the
+     * padded input, `rows` rows of ldb bytes (a multiple of 64, room for a
+     * 64-byte read at every 16-output chunk), x flipped to u8 where it is
+     * i8, the padding xzb (x's zero point in that u8 form) */
+    int64_t ldb;
+    int32_t xzb;
     const int64_t *off; /* tap t = kh KW + kw at P + off[t] from its output's row start:
                          * (kw % SW) rows ld + kh ld + kw / SW */
 } quant_dw_geom_t;
@@ -106,5 +115,14 @@ void quant_dw_plane_c(const quant_dw_geom_t *g, const void *x, const float *wf, 
                       int32_t *acc, const quant_dw_out_t *o);
 void quant_dw_plane_avx512(const quant_dw_geom_t *g, const void *x, const float *wf, float *P,
                            int32_t *acc, const quant_dw_out_t *o);
+/* A 3x3 plane at stride 1 or 2 (both ways) in integers: vpermb puts each
+ * output's three taps of an input row in a 32-bit lane and vpdpbusd adds
+ * their products with the kernel row's w - wz (wd3[kh]: the bytes w'(kh,
+ * 0..2) and 0; each must fit in s8), the sums starting at corr = -xzb
+ * sum(w'); U: the worker's u8 padded plane (g->ldb), its padding filled
+ * with xzb by the caller. Outputs as quant_dw_plane_avx512's. Only where
+ * quant_use_vnni(). */
+void quant_dw3_plane_vnni(const quant_dw_geom_t *g, const void *x, const int32_t *wd3,
+                          int32_t corr, uint8_t *U, int32_t *acc, const quant_dw_out_t *o);
 
 #endif

@@ -534,6 +534,126 @@ void quant_dw_plane_avx512(const quant_dw_geom_t *g, const void *x, const float 
                              o->acc_max);
 }
 
+
+/* ---- quant_dwconv's 3x3 plane in integers (AVX512_VNNI + AVX512_VBMI) ----
+ *
+ * x (flipped to u8 where it is i8) copied into U, a u8 plane padded with
+ * x's zero point (quant_dw_geom_t's ldb, xzb): a padded tap then adds xz
+ * w', which the correction takes back, as the reference's (xz - xz) w'.
+ * Per 16 outputs and input row, one 64-byte load and one vpermb put the
+ * three taps of each output in a 32-bit lane ([x(S o), x(S o + 1), x(S o +
+ * 2), any] against the kernel row's weights [w'0, w'1, w'2, 0]), and one
+ * vpdpbusd per output row the input row serves adds their products: 3
+ * multiply-add instructions per 16 outputs where the f32 plane takes 9
+ * FMAs, and no widening of x to f32. The sums start at -xzb sum(w'), so
+ * they are the reference's sum (x - xz)(w - wz), exact in int32; w - wz
+ * must fit in s8 (dw.c checks). */
+#define VN_TARGET __attribute__((target("avx512vnni,avx512vbmi,avx512bw")))
+
+static inline __attribute__((always_inline)) VN_TARGET void
+vn_block(const int S, const int R, const int CH, const quant_dw_geom_t *g, const uint8_t *U,
+         __m512i idx, const __m512i wd[3], __m512i init, int64_t oh, int64_t ow0, int32_t *acc,
+         const quant_dw_out_t *fo)
+{
+    __m512i a[8];
+#pragma GCC unroll 8
+    for (int i = 0; i < R * CH; i++)
+        a[i] = init;
+    const int64_t ldb = g->ldb;
+    const uint8_t *base = U + oh * S * ldb + ow0 * S;
+#pragma GCC unroll 17
+    for (int ir = 0; ir < (R - 1) * S + 3; ir++) {
+#pragma GCC unroll 4
+        for (int c = 0; c < CH; c++) {
+            const __m512i p = _mm512_permutexvar_epi8(
+                idx, _mm512_loadu_si512((const void *)(base + ir * ldb + 16 * S * c)));
+#pragma GCC unroll 3
+            for (int kh = 0; kh < 3; kh++) {
+                const int d = ir - kh, r = d / S;
+                if (d < 0 || d % S || r >= R)
+                    continue;
+                a[r * CH + c] = _mm512_dpbusd_epi32(a[r * CH + c], p, wd[kh]);
+            }
+        }
+    }
+#pragma GCC unroll 8
+    for (int r = 0; r < R; r++) {
+        if (oh + r >= g->OH)
+            break;
+#pragma GCC unroll 4
+        for (int c = 0; c < CH; c++) {
+            const int64_t ow = ow0 + 16 * c;
+            if (fo) /* exact in f32: |sum| < 2^24 */
+                dw_store(g, _mm512_cvtepi32_ps(a[r * CH + c]), oh + r, ow, acc, fo);
+            else
+                _mm512_mask_storeu_epi32(acc + (oh + r) * g->OW + ow, dw_lanes(g->OW - ow),
+                                         a[r * CH + c]);
+        }
+    }
+}
+
+static inline __attribute__((always_inline)) VN_TARGET void
+vn_plane(const int S, const quant_dw_geom_t *g, const void *x, const int32_t *wd3, int32_t corr,
+         uint8_t *U, int32_t *acc, const quant_dw_out_t *o)
+{
+    /* the plane's input rows into U (the padding stays as dw.c filled it) */
+    const __m512i flip = _mm512_set1_epi8(g->x_u8 ? 0 : (char)0x80);
+    for (int64_t ih = 0; ih < g->ih1; ih++) {
+        const uint8_t *src = (const uint8_t *)x + ih * g->IW;
+        uint8_t *dst = U + (ih + g->PH) * g->ldb + g->PW;
+        for (int64_t i = 0; i < g->iw1; i += 64) {
+            const int64_t n = g->iw1 - i;
+            const __mmask64 k = n >= 64 ? ~(__mmask64)0 : (((__mmask64)1 << n) - 1);
+            _mm512_mask_storeu_epi8(dst + i, k,
+                                    _mm512_xor_si512(_mm512_maskz_loadu_epi8(k, src + i), flip));
+        }
+    }
+    /* byte b of lane o: input column S o + min(b, 2) of the chunk */
+    uint8_t ix[64];
+    for (int i = 0; i < 64; i++)
+        ix[i] = (uint8_t)(S * (i / 4) + (i % 4 < 2 ? i % 4 : 2));
+    const __m512i idx = _mm512_loadu_si512((const void *)ix);
+    __m512i wd[3];
+    for (int kh = 0; kh < 3; kh++)
+        wd[kh] = _mm512_set1_epi32(wd3[kh]);
+    const __m512i init = _mm512_set1_epi32(corr);
+    const quant_dw_out_t *fo = o->yt == CAIRN_F32 ? o : NULL;
+    const int64_t nch = (g->OW + 15) / 16;
+    const int R = nch == 1 ? 8 : nch == 2 ? 4 : 2;
+    for (int64_t oh = 0; oh < g->OH; oh += R) {
+        if (nch == 1) {
+            vn_block(S, 8, 1, g, U, idx, wd, init, oh, 0, acc, fo);
+        } else if (nch == 2) {
+            vn_block(S, 4, 2, g, U, idx, wd, init, oh, 0, acc, fo);
+        } else {
+            for (int64_t c0 = 0; c0 < nch; c0 += 4) {
+                switch (nch - c0 >= 4 ? 4 : nch - c0) {
+                case 4: vn_block(S, 2, 4, g, U, idx, wd, init, oh, 16 * c0, acc, fo); break;
+                case 3: vn_block(S, 2, 3, g, U, idx, wd, init, oh, 16 * c0, acc, fo); break;
+                case 2: vn_block(S, 2, 2, g, U, idx, wd, init, oh, 16 * c0, acc, fo); break;
+                default: vn_block(S, 2, 1, g, U, idx, wd, init, oh, 16 * c0, acc, fo); break;
+                }
+            }
+        }
+        if (o->yt == CAIRN_U8 || o->yt == CAIRN_I8) /* these rows requantised while in L1 */
+            quant_requant_avx512(acc + oh * g->OW, dw_min64(R, g->OH - oh) * g->OW, o->b, o->m,
+                                 o->z, o->yt == CAIRN_U8, (char *)o->y + oh * g->OW,
+                                 o->acc_max);
+    }
+}
+
+VN_TARGET void quant_dw3_plane_vnni(const quant_dw_geom_t *g, const void *x, const int32_t *wd3,
+                                    int32_t corr, uint8_t *U, int32_t *acc,
+                                    const quant_dw_out_t *o)
+{
+    if (o->yt == CAIRN_I32)
+        acc = o->y;
+    if (g->SW == 1)
+        vn_plane(1, g, x, wd3, corr, U, acc, o);
+    else
+        vn_plane(2, g, x, wd3, corr, U, acc, o);
+}
+
 #else
 
 void quant_requant_avx512(const int32_t *acc, int64_t n, double b, double m, int32_t z, int y_u8,
@@ -569,6 +689,12 @@ void quant_dw_plane_avx512(const quant_dw_geom_t *g, const void *x, const float 
                            int32_t *acc, const quant_dw_out_t *o)
 {
     quant_dw_plane_c(g, x, wf, P, acc, o);
+}
+
+void quant_dw3_plane_vnni(const quant_dw_geom_t *g, const void *x, const int32_t *wd3,
+                          int32_t corr, uint8_t *U, int32_t *acc, const quant_dw_out_t *o)
+{
+    (void)g, (void)x, (void)wd3, (void)corr, (void)U, (void)acc, (void)o;
 }
 
 #endif
