@@ -125,12 +125,13 @@ static inline void rq_setup(rq_consts_t *c, double b, double m, int32_t z, int y
 
 /* The fast form's 16 results of sums a (quant_requant_avx512's single
  * precision), and in *bad the lanes it cannot vouch for (acc + b
- * overflowed, or p within 2^-13 of a half-integer): those take rq_double */
+ * overflowed, or p within 2^-13 of a half-integer): those take rq_double.
+ * HASB: a is acc + b already (no overflow possible: OVF 0) */
 static inline __attribute__((always_inline)) __m512i rq_fast(const rq_consts_t *c, __m512i a,
                                                              __mmask16 *bad, const int OVF,
-                                                             const int CLAMP)
+                                                             const int CLAMP, const int HASB)
 {
-    const __m512i x = _mm512_add_epi32(a, c->vbi);
+    const __m512i x = HASB ? a : _mm512_add_epi32(a, c->vbi);
     __mmask16 ovf = 0;
     if (OVF) /* acc + b overflowed: both operands' signs differ from the sum's */
         ovf = _mm512_cmplt_epi32_mask(
@@ -164,7 +165,7 @@ static inline __attribute__((always_inline)) void rq_store(const rq_consts_t *c,
     __m512i q = _mm512_setzero_si512();
     __mmask16 bad = 0;
     if (c->fast)
-        q = rq_fast(c, a, &bad, c->check_ovf, c->clamp);
+        q = rq_fast(c, a, &bad, c->check_ovf, c->clamp, 0);
     if (!c->fast || !_kortestz_mask16_u8(_kand_mask16(bad, k), _kand_mask16(bad, k)))
         q = rq_double(a, c->vb, c->vm, c->vz, c->lo, c->hi);
     rq_put(c->y_u8, q, k, y);
@@ -174,12 +175,16 @@ static inline __attribute__((always_inline)) void rq_store(const rq_consts_t *c,
  * with one test of both vectors' doubtful lanes (with a vector at a time,
  * the test, a mask moved to a general register and a branch on it, was
  * the loop's critical path); the flags fixed at compile time (gcc left the
- * overflow and clamp tests in the loop). Returns the sums done. */
+ * overflow and clamp tests in the loop). Without the overflow check the
+ * bias joins the row term (one addition a vector fewer; the rare vector
+ * for rq_double takes it off again). Returns the sums done. */
 static inline __attribute__((always_inline)) int64_t
 rq_pairs(const rq_consts_t *c, const int32_t *acc, const int32_t *zt, __m512i vrt, int64_t n,
          void *y, const int OVF, const int CLAMP, const int U8, const int ZT)
 {
     int64_t i = 0;
+    if (!OVF)
+        vrt = _mm512_add_epi32(vrt, c->vbi);
     for (; i + 32 <= n; i += 32) {
         __m512i a0 = _mm512_add_epi32(_mm512_loadu_si512(acc + i), vrt);
         __m512i a1 = _mm512_add_epi32(_mm512_loadu_si512(acc + i + 16), vrt);
@@ -188,8 +193,11 @@ rq_pairs(const rq_consts_t *c, const int32_t *acc, const int32_t *zt, __m512i vr
             a1 = _mm512_add_epi32(a1, _mm512_loadu_si512(zt + i + 16));
         }
         __mmask16 bad0, bad1;
-        __m512i q0 = rq_fast(c, a0, &bad0, OVF, CLAMP), q1 = rq_fast(c, a1, &bad1, OVF, CLAMP);
+        __m512i q0 = rq_fast(c, a0, &bad0, OVF, CLAMP, !OVF);
+        __m512i q1 = rq_fast(c, a1, &bad1, OVF, CLAMP, !OVF);
         if (!_kortestz_mask16_u8(bad0, bad1)) {
+            if (!OVF) /* the sums without b, as rq_double takes them */
+                a0 = _mm512_sub_epi32(a0, c->vbi), a1 = _mm512_sub_epi32(a1, c->vbi);
             q0 = rq_double(a0, c->vb, c->vm, c->vz, c->lo, c->hi);
             q1 = rq_double(a1, c->vb, c->vm, c->vz, c->lo, c->hi);
         }
