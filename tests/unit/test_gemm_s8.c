@@ -96,8 +96,9 @@ static void sweep(const gemm_kern_t *kn)
 
 /* A packed ahead (gemm_u8_pack_a, the public kernel's layout): the same
  * sums as gemm_u8s8s32 bit for bit, M around the tile's rows, K within one
- * K block, at it, past it and over two, 1 and 2 threads; buffers of another
- * shape or kind refused before any read */
+ * K block, at it, past it and over two, 1 and 2 threads, and with B given
+ * as u8 (gemm_u8u8s32_packed_a: B ^ 0x80 read as B - 128, flipped as it is
+ * packed); buffers of another shape or kind refused before any read */
 static void packed_a_cases(void)
 {
     const gemm_kern_t *kn = gemm_s8_select();
@@ -127,6 +128,15 @@ static void packed_a_cases(void)
             if (memcmp(C, Cp, (size_t)(M * N) * sizeof(int32_t)) && fails++ < 3)
                 CHECK_MSG(0, "packed A: M=%lld N=%lld K=%lld threads %d differs", (long long)M,
                           (long long)N, (long long)K, threads);
+            uint8_t *Bu = malloc((size_t)(K * N));
+            for (int64_t i = 0; i < K * N; i++)
+                Bu[i] = (uint8_t)((uint8_t)B[i] ^ 0x80u);
+            memset(Cp, 0x5a, (size_t)(M * N) * sizeof(int32_t));
+            CHECK_OK(gemm_u8u8s32_packed_a(&k, M, N, K, pa, Bu, N, Cp, N));
+            if (memcmp(C, Cp, (size_t)(M * N) * sizeof(int32_t)) && fails++ < 3)
+                CHECK_MSG(0, "packed A, u8 B: M=%lld N=%lld K=%lld threads %d differs",
+                          (long long)M, (long long)N, (long long)K, threads);
+            free(Bu);
             if (mi == 0 && ki == 1) {
                 CHECK_FAILS(gemm_u8s8s32_packed_a(&k, M + 1, N, K, pa, B, N, Cp, N),
                             CAIRN_ERR_SHAPE, "packed as");

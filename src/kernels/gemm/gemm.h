@@ -291,6 +291,12 @@ cairn_status_t gemm_u8_pack_a(int64_t M, int64_t K, const uint8_t *A, int64_t ld
 cairn_status_t gemm_u8s8s32_packed_a(const kctx_t *k, int64_t M, int64_t N, int64_t K,
                                      const void *packed_a, const int8_t *B, int64_t ldb,
                                      int32_t *C, int64_t ldc);
+/* The same with B u8, multiplied as B - 128: its bytes' sign bits flip as
+ * it is packed (an 8-bit convolution's u8 activations as the s8 operand,
+ * without a flipped copy of them first). */
+cairn_status_t gemm_u8u8s32_packed_a(const kctx_t *k, int64_t M, int64_t N, int64_t K,
+                                     const void *packed_a, const uint8_t *B, int64_t ldb,
+                                     int32_t *C, int64_t ldc);
 const char *gemm_bf16_variant_name(void);
 const char *gemm_s8_variant_name(void);
 

@@ -67,12 +67,17 @@
 static inline float bf16_bits_to_f32(uint16_t h) { return base_bf16_to_f32(h); }
 #define SAME(x) (x)
 #define WIDEN(x) ((int16_t)(x))
+/* a u8 value read as the s8 operand x - 128 (its sign bit flipped) */
+#define FLIP8(x) ((uint8_t)((x) ^ 0x80u))
+#define FLIP16(x) ((int16_t)((int)(x) - 128))
 
 DEFINE_PACK(pack_bf16_pairs, uint16_t, uint16_t, 2, SAME)
 DEFINE_PACK(pack_bf16_as_f32, uint16_t, float, 1, bf16_bits_to_f32)
 DEFINE_PACK(pack_u8_quads, uint8_t, uint8_t, 4, SAME)
 DEFINE_PACK(pack_u8_s16_pairs, uint8_t, int16_t, 2, WIDEN)
 DEFINE_PACK(pack_s8_s16_pairs, int8_t, int16_t, 2, WIDEN)
+DEFINE_PACK(pack_u8flip_quads, uint8_t, uint8_t, 4, FLIP8)
+DEFINE_PACK(pack_u8flip_s16_pairs, uint8_t, int16_t, 2, FLIP16)
 
 /* Lanes whose K runs are contiguous (op(A) = A, op(B) = B^T) when a group
  * is 4 bytes and kc a whole number of groups: each group is one 32-bit
@@ -127,9 +132,11 @@ static void pack_rows32(const char *src, int64_t ld_bytes, int64_t nl, int64_t n
  * lanes past nl are zero. On x86-64, 16 lanes of a group's G rows at a
  * time are interleaved by SSE2 unpacks (bytes then pairs for es = 1,
  * pairs for es = 2) into the 64 bytes they fill; the scalar loop packed
- * B of a 2048^3 int8 GEMM at ~1.7 GB/s, 5 % of its time on Zen 4. */
+ * B of a 2048^3 int8 GEMM at ~1.7 GB/s, 5 % of its time on Zen 4. flip
+ * (es = 1): each byte inside K and the lanes XOR flip (0x80: a u8 operand
+ * packed as the s8 x - 128). */
 static void pack_groups32(const char *src, int64_t ks_bytes, int es, int64_t nl, int64_t kc,
-                          int w, char *restrict dst)
+                          int w, char *restrict dst, uint8_t flip)
 {
     const int G = 4 / es;
     const int64_t kcp = (kc + G - 1) / G * G;
@@ -144,7 +151,9 @@ static void pack_groups32(const char *src, int64_t ks_bytes, int es, int64_t nl,
                 __m128i r[4];
                 for (int g = 0; g < G; g++) {
                     const char *sp = src + (k0 + g) * ks_bytes + (q + l) * es;
-                    r[g] = g < gv ? _mm_loadu_si128((const __m128i *)sp) : _mm_setzero_si128();
+                    r[g] = g < gv ? _mm_xor_si128(_mm_loadu_si128((const __m128i *)sp),
+                                                  _mm_set1_epi8((char)flip))
+                                  : _mm_setzero_si128();
                     if (es == 2) /* lanes 8..15 of the row in r[g + 2] */
                         r[g + 2] = g < gv ? _mm_loadu_si128((const __m128i *)(sp + 16))
                                           : _mm_setzero_si128();
@@ -169,9 +178,11 @@ static void pack_groups32(const char *src, int64_t ks_bytes, int es, int64_t nl,
             for (; l < w; l++)
                 for (int g = 0; g < G; g++) {
                     char *d = dk + l * 4 + g * es;
-                    if (l < lanes && g < gv)
+                    if (l < lanes && g < gv) {
                         memcpy(d, src + (k0 + g) * ks_bytes + (q + l) * es, (size_t)es);
-                    else
+                        if (es == 1)
+                            *d = (char)(*d ^ (char)flip);
+                    } else
                         memset(d, 0, (size_t)es);
                 }
         }
@@ -195,7 +206,7 @@ static void pack_quads_any(const void *src, int64_t ls, int64_t ks, int es, int6
     if (ks == 1 && kc % G == 0)
         pack_rows32(src, ls * es, nl, kc / G, w, dst);
     else if (ls == 1)
-        pack_groups32(src, ks * es, es, nl, kc, w, dst);
+        pack_groups32(src, ks * es, es, nl, kc, w, dst, 0);
     else if (es == 2)
         pack_bf16_pairs(src, ls, ks, nl, kc, w, dst);
     else
@@ -250,6 +261,24 @@ static void s8_vnni_pack_b(const gemm_kern_t *kn, int tb, const void *B, int64_t
 {
     B_GEOM(tb, ldb, p0, j0, ls, ks, off);
     pack_quads_any((const int8_t *)B + off, ls, ks, 1, nc, kc, kn->nr, dst);
+}
+
+/* The same panels of a u8 B read as the s8 B - 128 (gemm_u8u8s32_packed_a) */
+static void s8_vnni_pack_b_flip(const gemm_kern_t *kn, int tb, const void *B, int64_t ldb,
+                                int64_t p0, int64_t j0, int64_t kc, int64_t nc, void *dst)
+{
+    B_GEOM(tb, ldb, p0, j0, ls, ks, off);
+    if (ls == 1)
+        pack_groups32((const char *)B + off, ks, 1, nc, kc, kn->nr, dst, 0x80);
+    else
+        pack_u8flip_quads((const uint8_t *)B + off, ls, ks, nc, kc, kn->nr, dst);
+}
+
+static void s16_pack_b_flip(const gemm_kern_t *kn, int tb, const void *B, int64_t ldb, int64_t p0,
+                            int64_t j0, int64_t kc, int64_t nc, void *dst)
+{
+    B_GEOM(tb, ldb, p0, j0, ls, ks, off);
+    pack_u8flip_s16_pairs((const uint8_t *)B + off, ls, ks, nc, kc, kn->nr, dst);
 }
 
 static void s16_pack_a(const gemm_kern_t *kn, int ta, const void *A, int64_t lda, int64_t i0,
@@ -582,6 +611,20 @@ cairn_status_t gemm_u8s8s32_packed_a(const kctx_t *k, int64_t M, int64_t N, int6
     s8_packed_header_t h;
     BASE_TRY(s8_packed_open(&S8_A, packed_a, K, M, &kn, &h));
     gemm_kern_run_packed_a(kn, k, M, N, K, (const char *)packed_a + S8_PACKED_HEADER, h.kc,
+                           h.npad, B, ldb, C, ldc);
+    return CAIRN_OK;
+}
+
+cairn_status_t gemm_u8u8s32_packed_a(const kctx_t *k, int64_t M, int64_t N, int64_t K,
+                                     const void *packed_a, const uint8_t *B, int64_t ldb,
+                                     int32_t *C, int64_t ldc)
+{
+    const gemm_kern_t *kn = NULL;
+    s8_packed_header_t h;
+    BASE_TRY(s8_packed_open(&S8_A, packed_a, K, M, &kn, &h));
+    gemm_kern_t kf = *kn; /* its B packer flips the bytes */
+    kf.pack_b = kn->pack_b == s8_vnni_pack_b ? s8_vnni_pack_b_flip : s16_pack_b_flip;
+    gemm_kern_run_packed_a(&kf, k, M, N, K, (const char *)packed_a + S8_PACKED_HEADER, h.kc,
                            h.npad, B, ldb, C, ldc);
     return CAIRN_OK;
 }

@@ -16,8 +16,9 @@
  * then scaled once in f32.
  *
  * The GEMM multiplies u8 by s8, so a u8 x is flipped to s8 (x ^ 0x80 =
- * x - 128, its zero point moved with it) as the im2col writes it, or as a
- * copy for a 1x1 kernel; an i8 x needs neither.
+ * x - 128, its zero point moved with it) as the im2col writes it, or for
+ * a 1x1 kernel (read in place) as the GEMM packs it; an i8 x needs
+ * neither.
  *
  * Cost beyond the GEMM: the im2col (K P bytes written, each input byte
  * read kd kh kw times: rows of 16-byte blocks, or for a stride-1 'same'
@@ -61,18 +62,6 @@ typedef struct qc_job {
     uint8_t flip;     /* 0x80: every byte's sign bit flipped (u8 x to s8) */
     int64_t P;
 } qc_job_t;
-
-/* rows [r0, r1) of the 1x1 stride-1 case: the image itself, flipped */
-static void qc_flip(void *ctx, size_t r0, size_t r1, int worker)
-{
-    (void)worker;
-    const qc_job_t *j = ctx;
-    const uint8_t *restrict src = j->x + (int64_t)r0 * j->P;
-    uint8_t *restrict dst = j->col + (int64_t)r0 * j->P;
-    const int64_t n = (int64_t)(r1 - r0) * j->P;
-    for (int64_t i = 0; i < n; i++)
-        dst[i] = src[i] ^ 0x80u;
-}
 
 /* dst[i] = src[i * sx] ^ flip for i < n (sx 1 or 2 in 16-byte SSE2 blocks,
  * the last block overlapping the one before where n is not a multiple of
@@ -224,14 +213,15 @@ static cairn_status_t qc_run(const kctx_t *k, const quant_conv_params_t *p, cons
     const int64_t K = g->C * taps, M = g->M;
     if (g->N <= 0 || M <= 0 || P <= 0)
         return CAIRN_OK;
-    /* the GEMM's B is s8: a u8 x is flipped as the im2col (or a copy)
-     * writes it, its zero point with it; an i8 x of a 1x1 kernel is read
-     * in place */
-    const int flip = p->xt == CAIRN_U8, in_place = direct && !flip;
+    /* the GEMM's B is s8: a u8 x is flipped as the im2col writes it, its
+     * zero point with it; a 1x1 kernel's x is read in place, a u8 one
+     * flipped by the GEMM as it packs it (quant_matmul with a u8 B) */
+    const int flip = p->xt == CAIRN_U8, in_place = direct;
     const int32_t xz = p->xz ? (p->xt == CAIRN_U8 ? *(const uint8_t *)p->xz
                                                   : *(const int8_t *)p->xz)
                              : 0;
     const int8_t bz = (int8_t)(flip ? xz - 128 : xz);
+    const uint8_t xz_u8 = (uint8_t)xz;
     int slot = -1;
     uint8_t *col = NULL;
     if (!in_place) {
@@ -244,8 +234,9 @@ static cairn_status_t qc_run(const kctx_t *k, const quant_conv_params_t *p, cons
     quant_mm_params_t mp;
     memset(&mp, 0, sizeof mp);
     mp.M = M, mp.K = K, mp.N = P;
-    mp.at = p->wt, mp.bt = CAIRN_I8, mp.yt = CAIRN_DTYPE_UNDEFINED;
-    mp.azp = p->wz, mp.azp_vec = p->wz_vec, mp.bzp = &bz;
+    mp.at = p->wt, mp.bt = in_place && flip ? CAIRN_U8 : CAIRN_I8, mp.yt = CAIRN_DTYPE_UNDEFINED;
+    mp.azp = p->wz, mp.azp_vec = p->wz_vec;
+    mp.bzp = in_place && flip ? (const void *)&xz_u8 : (const void *)&bz;
     mp.a_packed = p->w_packed;
     gemm_epilogue_t e;
     if (epi)
@@ -265,7 +256,7 @@ static cairn_status_t qc_run(const kctx_t *k, const quant_conv_params_t *p, cons
             const int par = k && k->pool && k->threads > 1 && K * P >= 65536;
             const size_t grain = par ? (size_t)((K + 4 * k->threads - 1) / (4 * k->threads)) : 1;
             base_pool_parallel_for_1d(par ? k->pool : NULL, (size_t)K, grain,
-                                      direct ? qc_flip : qc_im2col, &j);
+                                      qc_im2col, &j);
             B = col;
         }
         if (epi && epi->residual)

@@ -74,6 +74,7 @@ typedef struct qmm_job {
     const struct qmm_packed *pk;
     const struct qmm_packed_a *pa;
     const int8_t *b;     /* B (s8) as the GEMM reads it */
+    int flipb;           /* b is the u8 B, flipped as the GEMM packs it (gemm_u8u8s32_packed_a) */
     int64_t nc;          /* columns a chunk */
     int32_t *cbuf;       /* a chunk's sums per worker, Mg x nc each */
     _Atomic int failed;
@@ -557,6 +558,15 @@ static void qmm_col_terms(const qmm_job_t *j, const int32_t *sums, int64_t ldc, 
     }
 }
 
+/* the product of the prepared A and columns of B starting at b, N' wide */
+static cairn_status_t qmm_gemm_pa(const qmm_job_t *j, const kctx_t *k, int64_t n, const int8_t *b,
+                                  int32_t *c, int64_t ldc)
+{
+    return j->flipb ? gemm_u8u8s32_packed_a(k, j->Mg, n, j->K, j->pa->gemm,
+                                            (const uint8_t *)b, j->p->N, c, ldc)
+                    : gemm_u8s8s32_packed_a(k, j->Mg, n, j->K, j->pa->gemm, b, j->p->N, c, ldc);
+}
+
 /* chunk t of the convolution's form: columns [t nc, ...) multiplied on
  * this thread into its worker's buffer, then their terms and epilogue */
 static void qmm_chunk(void *ctx, size_t t0, size_t t1, int worker)
@@ -567,8 +577,7 @@ static void qmm_chunk(void *ctx, size_t t0, size_t t1, int worker)
     const kctx_t one = {NULL, 1};
     for (size_t t = t0; t < t1; t++) {
         const int64_t n0 = (int64_t)t * j->nc, w = N - n0 < j->nc ? N - n0 : j->nc;
-        if (gemm_u8s8s32_packed_a(&one, j->Mg, w, j->K, j->pa->gemm, j->b + n0, N, sums, w) !=
-            CAIRN_OK) {
+        if (qmm_gemm_pa(j, &one, w, j->b + n0, sums, w) != CAIRN_OK) {
             atomic_store(&j->failed, 1);
             return;
         }
@@ -613,7 +622,10 @@ static cairn_status_t qmm(const kctx_t *k, const quant_mm_params_t *p, const voi
     if (pa && pk)
         return base_error(CAIRN_ERR_UNSUPPORTED,
                           "quantised matmul: A and B cannot both come packed ahead");
-    const int flip_a = p->at == CAIRN_I8, shift_b = p->bt == CAIRN_U8, flip_b = shift_b && !pk;
+    /* a u8 B flipped to s8: by a copy, or as the GEMM packs it when A is
+     * prepared (gemm_u8u8s32_packed_a) */
+    const int flip_a = p->at == CAIRN_I8, shift_b = p->bt == CAIRN_U8;
+    const int flip_b = shift_b && !pk && !pa, flip_in_pack = shift_b && pa;
     const int out32 = p->yt == CAIRN_DTYPE_UNDEFINED && !f;
     /* the zero points in the operands' new domains decide what is needed:
      * B's column sums (a row of ones under A', or the packed B's) when
@@ -696,7 +708,7 @@ static cairn_status_t qmm(const kctx_t *k, const quant_mm_params_t *p, const voi
     j.z1 = z1, j.z2 = z2, j.zt = one_za ? zt : NULL, j.correct = any_za || any_zb;
     j.z1_one = !p->bzp_vec;
     j.y = out32 || f ? NULL : Y;
-    j.K = K, j.Mg = Mg, j.any_za = any_za, j.pk = pk, j.b = b;
+    j.K = K, j.Mg = Mg, j.any_za = any_za, j.pk = pk, j.b = b, j.flipb = flip_in_pack;
     j.plain = f && qmm_plain(&j);
     const int threads = k && k->pool && M * N >= 16384 ? k->threads : 1;
     base_pool_t *pool = threads > 1 ? k->pool : NULL;
@@ -711,7 +723,8 @@ static cairn_status_t qmm(const kctx_t *k, const quant_mm_params_t *p, const voi
                             "quantised matmul: A's packed panels were not made by this "
                             "process's int8 kernel (gemm_u8_pack_a)");
     } else {
-        st = pa   ? gemm_u8s8s32_packed_a(k, Mg, N, K, pa->gemm, b, N, c, N)
+        j.pa = pa;
+        st = pa   ? qmm_gemm_pa(&j, k, N, b, c, N)
              : pk ? gemm_u8s8s32_packed(k, M, N, K, a, K, pk->gemm, c, N)
                   : (gemm_u8s8s32(k, 0, 0, Mg, N, K, a, K, b, N, c, N, 0), CAIRN_OK);
         if (st == CAIRN_OK) {
