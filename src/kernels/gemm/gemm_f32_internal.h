@@ -447,6 +447,11 @@ GEMM_LOWP_UK(gemm_bf16_ukernel_14x32_avx512bf16);
 GEMM_LOWP_UK(gemm_s8_ukernel_14x32_avx512vnni);
 GEMM_LOWP_UK(gemm_s8_ukernel_14x32_avx512_s16);
 GEMM_LOWP_UK(gemm_s8_ukernel_6x16_avx2_s16);
+/* The VNNI kernel's byte-quad panels (32 lanes, kc rounded up to 4) of nl
+ * contiguous lanes, k rows ks bytes apart, each byte XOR flip (lowp.c's
+ * pack_groups32 for es = 1, w = 32, 64 lanes a step) */
+void gemm_s8_pack_groups_avx512(const char *src, int64_t ks, int64_t nl, int64_t kc, char *dst,
+                                uint8_t flip);
 void gemm_cvt_f32_to_bf16_avx512(const float *src, uint16_t *dst, size_t n, int native);
 void gemm_cvt_bf16_to_f32_avx512(const uint16_t *src, float *dst, size_t n);
 

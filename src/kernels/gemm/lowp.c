@@ -260,7 +260,10 @@ static void s8_vnni_pack_b(const gemm_kern_t *kn, int tb, const void *B, int64_t
                            int64_t j0, int64_t kc, int64_t nc, void *dst)
 {
     B_GEOM(tb, ldb, p0, j0, ls, ks, off);
-    pack_quads_any((const int8_t *)B + off, ls, ks, 1, nc, kc, kn->nr, dst);
+    if (ls == 1 && kn->nr == 32) /* the VNNI kernel's CPU has AVX-512BW */
+        gemm_s8_pack_groups_avx512((const char *)B + off, ks, nc, kc, dst, 0);
+    else
+        pack_quads_any((const int8_t *)B + off, ls, ks, 1, nc, kc, kn->nr, dst);
 }
 
 /* The same panels of a u8 B read as the s8 B - 128 (gemm_u8u8s32_packed_a) */
@@ -268,7 +271,9 @@ static void s8_vnni_pack_b_flip(const gemm_kern_t *kn, int tb, const void *B, in
                                 int64_t p0, int64_t j0, int64_t kc, int64_t nc, void *dst)
 {
     B_GEOM(tb, ldb, p0, j0, ls, ks, off);
-    if (ls == 1)
+    if (ls == 1 && kn->nr == 32)
+        gemm_s8_pack_groups_avx512((const char *)B + off, ks, nc, kc, dst, 0x80);
+    else if (ls == 1)
         pack_groups32((const char *)B + off, ks, 1, nc, kc, kn->nr, dst, 0x80);
     else
         pack_u8flip_quads((const uint8_t *)B + off, ls, ks, nc, kc, kn->nr, dst);
