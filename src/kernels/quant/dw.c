@@ -322,7 +322,8 @@ static cairn_status_t dw_run_all(const kctx_t *k, const quant_conv_params_t *p, 
     }
     j.scratch = mem + off_bytes + wf_bytes + wd_bytes;
     for (int w = 0; w < workers; w++) /* the padding: 0 for P, x's zero point for the u8 copy */
-        memset(j.scratch + (size_t)w * j.per_worker, j.vnni ? q->xzb : 0, p_bytes);
+        memset(j.scratch + (size_t)w * j.per_worker, j.vnni ? q->xzb : 0,
+               j.vnni ? (size_t)(q->rows * q->ldb) : p_bytes);
     const size_t planes = (size_t)(g->N * g->C);
     if (workers == 1)
         dw_task(&j, 0, planes, 0);
