@@ -207,6 +207,45 @@ rq_pairs(const rq_consts_t *c, const int32_t *acc, const int32_t *zt, __m512i vr
     return i;
 }
 
+/* rq_pairs' usual case (no overflow check, no clamp) four vectors at a
+ * time: the results, + z but not yet saturated, narrowed by vpackssdw and
+ * vpackuswb / vpacksswb (which saturate as the output type wants) and one
+ * vpermd into lane order, where a vector at a time took a vpmaxsd and a
+ * vpmovusdb: 8.2 -> 7.2 cycles per 16 sums in L1 on Zen 4. */
+static inline __attribute__((always_inline)) int64_t
+rq_quads(const rq_consts_t *c, const int32_t *acc, const int32_t *zt, __m512i vrt, int64_t n,
+         void *y, const int U8, const int ZT)
+{
+    const __m512i vrb = _mm512_add_epi32(vrt, c->vbi); /* the row term and b */
+    /* dword 4 j + v of the packed bytes holds vector v's elements 4 j .. 4 j + 3 */
+    const __m512i order = _mm512_set_epi32(15, 11, 7, 3, 14, 10, 6, 2, 13, 9, 5, 1, 12, 8, 4, 0);
+    int64_t i = 0;
+    for (; i + 64 <= n; i += 64) {
+        __m512i a[4], q[4];
+        __mmask16 bad[4];
+#pragma GCC unroll 4
+        for (int v = 0; v < 4; v++) {
+            a[v] = _mm512_add_epi32(_mm512_loadu_si512(acc + i + 16 * v), vrb);
+            if (ZT)
+                a[v] = _mm512_add_epi32(a[v], _mm512_loadu_si512(zt + i + 16 * v));
+            const __m512 pf = _mm512_mul_ps(_mm512_cvtepi32_ps(a[v]), c->vmf);
+            const __m512 d = _mm512_reduce_round_ps(
+                pf, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC, _MM_FROUND_NO_EXC);
+            bad[v] = _mm512_cmp_ps_mask(_mm512_abs_ps(d), c->near, _CMP_GE_OQ);
+            q[v] = _mm512_add_epi32(_mm512_cvtps_epi32(pf), c->vzi);
+        }
+        if (!_kortestz_mask16_u8(_kor_mask16(bad[0], bad[1]), _kor_mask16(bad[2], bad[3])))
+#pragma GCC unroll 4
+            for (int v = 0; v < 4; v++) /* the sums without b, as rq_double takes them */
+                q[v] = rq_double(_mm512_sub_epi32(a[v], c->vbi), c->vb, c->vm, c->vz, c->lo,
+                                 c->hi);
+        const __m512i w01 = _mm512_packs_epi32(q[0], q[1]), w23 = _mm512_packs_epi32(q[2], q[3]);
+        const __m512i b8 = U8 ? _mm512_packus_epi16(w01, w23) : _mm512_packs_epi16(w01, w23);
+        _mm512_storeu_si512((char *)y + i, _mm512_permutexvar_epi32(order, b8));
+    }
+    return i;
+}
+
 /* quant_requant_avx512 with a column term: the sums acc[i] + rt + zt[i]
  * (zt NULL: none), added as wrapping 32-bit integers. */
 static void requant_cols(const int32_t *acc, const int32_t *zt, int32_t rt, int64_t n, double b,
@@ -218,11 +257,16 @@ static void requant_cols(const int32_t *acc, const int32_t *zt, int32_t rt, int6
     int64_t i = 0;
     if (c.fast && !c.check_ovf && !c.clamp) { /* the usual case: small multipliers, K known */
         if (zt)
-            i = y_u8 ? rq_pairs(&c, acc, zt, vrt, n, y, 0, 0, 1, 1)
-                     : rq_pairs(&c, acc, zt, vrt, n, y, 0, 0, 0, 1);
+            i = y_u8 ? rq_quads(&c, acc, zt, vrt, n, y, 1, 1) : rq_quads(&c, acc, zt, vrt, n, y, 0, 1);
         else
-            i = y_u8 ? rq_pairs(&c, acc, zt, vrt, n, y, 0, 0, 1, 0)
-                     : rq_pairs(&c, acc, zt, vrt, n, y, 0, 0, 0, 0);
+            i = y_u8 ? rq_quads(&c, acc, zt, vrt, n, y, 1, 0) : rq_quads(&c, acc, zt, vrt, n, y, 0, 0);
+        const int32_t *zi = zt ? zt + i : NULL;
+        if (zt)
+            i += y_u8 ? rq_pairs(&c, acc + i, zi, vrt, n - i, (char *)y + i, 0, 0, 1, 1)
+                      : rq_pairs(&c, acc + i, zi, vrt, n - i, (char *)y + i, 0, 0, 0, 1);
+        else
+            i += y_u8 ? rq_pairs(&c, acc + i, zi, vrt, n - i, (char *)y + i, 0, 0, 1, 0)
+                      : rq_pairs(&c, acc + i, zi, vrt, n - i, (char *)y + i, 0, 0, 0, 0);
     } else if (c.fast) {
         i = rq_pairs(&c, acc, zt, vrt, n, y, c.check_ovf, c.clamp, y_u8, zt != NULL);
     }
