@@ -648,6 +648,91 @@ static void test_conv(void)
     CHECK_FAILS(quant_conv_f32(&k, &qp, x, w, NULL, y), CAIRN_ERR_UNSUPPORTED, "group 4");
 }
 
+/* A 1x1 QLinearConv on prepared weights whose multipliers are powers of
+ * two, so that many sums land exactly on k + 0.5 (the requantising tiles'
+ * doubtful lanes, then the double path) and others just beside: against
+ * quant_requant_ref on the exact sums, bit for bit. Row counts around the
+ * 14-row panels (the ones row alone in the last one, or beside others),
+ * columns around the 32-column panels and chunks, K not a multiple of 4,
+ * x's and W's zero points (the row and column terms) or none, u8 and i8
+ * x and y, biases near the int32 limit the tiles take, 1 and 2 threads. */
+static int conv_ties_case(int64_t C, int64_t M, int64_t P, cairn_dtype_t xt, cairn_dtype_t wt,
+                          cairn_dtype_t yt, int zp, int threads)
+{
+    uint8_t *x = malloc((size_t)(C * P)), *w = malloc((size_t)(M * C));
+    uint8_t *y = malloc((size_t)(M * P)), *want = malloc((size_t)(M * P));
+    int32_t *bias = malloc(sizeof(int32_t) * (size_t)M);
+    float *mult = malloc(sizeof(float) * (size_t)M);
+    double *acc = malloc(sizeof(double) * (size_t)(M * P));
+    fill_q(xt, x, C * P, 0);
+    fill_q(wt, w, M * C, 0);
+    uint8_t xz = 0, wz = 0, yz;
+    if (zp) {
+        fill_q(xt, &xz, 1, 0);
+        fill_q(wt, &wz, 1, 0);
+    }
+    fill_q(yt, &yz, 1, 0);
+    for (int64_t m = 0; m < M; m++) {
+        mult[m] = ldexpf(1.0f, -(int)rnd(1, 12)); /* 2^-1 .. 2^-12: not below 1/2 is refused */
+        if (m % 5 == 4)
+            mult[m] = nextafterf(mult[m], 1.0f); /* beside the ties */
+        bias[m] = m % 7 == 6 ? (int32_t)(2147483647 - (int64_t)C * 65025 - 1)
+                             : (int32_t)rnd(-3000, 3000);
+    }
+    for (int64_t m = 0; m < M; m++)
+        for (int64_t p = 0; p < P; p++) {
+            int64_t s = 0;
+            for (int64_t c = 0; c < C; c++)
+                s += (int64_t)(q_load(x, xt, c * P + p) - q_load(&xz, xt, 0)) *
+                     (q_load(w, wt, m * C + c) - q_load(&wz, wt, 0));
+            acc[m * P + p] = (double)s;
+        }
+    quant_axis_t ax = {1, M, P};
+    quant_requant_ref(acc, bias, mult, &yz, yt, want, &ax);
+    quant_conv_params_t qp;
+    memset(&qp, 0, sizeof qp);
+    qp.g.N = 1, qp.g.C = C, qp.g.M = M, qp.g.group = 1;
+    for (int d = 0; d < 3; d++)
+        qp.g.kernel[d] = qp.g.stride[d] = qp.g.dilation[d] = 1;
+    qp.g.in[0] = qp.g.out[0] = qp.g.in[1] = qp.g.out[1] = 1;
+    qp.g.in[2] = qp.g.out[2] = P;
+    qp.xt = xt, qp.wt = wt, qp.xz = &xz, qp.wz = &wz, qp.scale = mult, qp.scale_vec = 1;
+    const size_t psz = quant_packed_a_size(M, C);
+    void *pw = base_aligned_alloc(psz, 64);
+    CHECK_OK(quant_pack_a(wt, M, C, w, pw, psz));
+    qp.w_packed = 1;
+    kctx_t k = {threads > 1 ? pool2 : NULL, threads};
+    memset(y, 0x5a, (size_t)(M * P));
+    CHECK_OK(quant_conv_q8(&k, &qp, x, pw, bias, &yz, yt, y));
+    int64_t bad = -1;
+    for (int64_t i = 0; i < M * P && bad < 0; i++)
+        if (y[i] != want[i])
+            bad = i;
+    CHECK_MSG(bad < 0,
+              "requantised 1x1 C%lld M%lld P%lld x %s W %s y %s zp %d t%d: y[%lld] = %d, want %d",
+              (long long)C, (long long)M, (long long)P, tname(xt), tname(wt), tname(yt), zp,
+              threads, (long long)bad, bad < 0 ? 0 : y[bad], bad < 0 ? 0 : want[bad]);
+    base_aligned_free(pw);
+    free(x), free(w), free(y), free(want), free(bias), free(mult), free(acc);
+    return bad < 0;
+}
+
+static void test_conv_ties(void)
+{
+    static const int64_t Ms[] = {1, 13, 14, 15, 27, 28, 29, 97};
+    static const int64_t Ps[] = {1, 31, 33, 64, 129, 300};
+    int fails = 0;
+    for (size_t mi = 0; mi < sizeof Ms / sizeof Ms[0]; mi++)
+        for (size_t pi = 0; pi < sizeof Ps / sizeof Ps[0]; pi++) {
+            const int64_t C = (int64_t)(mi * 7 + pi * 3) % 37 + 1;
+            const int v = (int)(mi + pi);
+            fails += !conv_ties_case(C, Ms[mi], Ps[pi], v & 1 ? CAIRN_I8 : CAIRN_U8,
+                                     v & 2 ? CAIRN_U8 : CAIRN_I8, v & 4 ? CAIRN_I8 : CAIRN_U8,
+                                     (int)(pi % 2), 1 + (int)(mi % 2));
+        }
+    CHECK_MSG(fails == 0, "%d requantised 1x1 cases differ", fails);
+}
+
 /* quant_requantize (QLinearConv's requantisation of the fast routes' int32
  * sums) against quant_requant_ref on the same sums as doubles, bit for bit:
  * u8 and i8, with and without bias, per-channel multipliers including 0,
@@ -704,6 +789,7 @@ int main(void)
 {
     CHECK_OK(base_pool_create(2, &pool2));
     test_conv();
+    test_conv_ties();
     test_dynamic();
     test_qdq();
     test_requantize();

@@ -291,6 +291,16 @@ cairn_status_t gemm_u8_pack_a(int64_t M, int64_t K, const uint8_t *A, int64_t ld
 cairn_status_t gemm_u8s8s32_packed_a(const kctx_t *k, int64_t M, int64_t N, int64_t K,
                                      const void *packed_a, const int8_t *B, int64_t ldb,
                                      int32_t *C, int64_t ldc);
+/* For the requantising convolution tile (kernels/quant): the VNNI
+ * kernel's panels of an A from gemm_u8_pack_a (14 rows of *kcp = K rounded
+ * up to 4 bytes each, panel p at p 14 kcp) when K is one K block; NULL
+ * otherwise (another kernel, a longer K, not such a buffer). And B's (K x
+ * n bytes, rows ldb apart, each XOR flip) panels for them: 32 columns of
+ * kcp bytes each, the last padded with zeros; only where the first gave
+ * panels. */
+const uint8_t *gemm_u8_packed_a_panels(const void *packed_a, int64_t M, int64_t K, int64_t *kcp);
+void gemm_s8_pack_b_panels(const void *B, int64_t ldb, int64_t K, int64_t n, uint8_t flip,
+                           void *dst);
 /* The same with B u8, multiplied as B - 128: its bytes' sign bits flip as
  * it is packed (an 8-bit convolution's u8 activations as the s8 operand,
  * without a flipped copy of them first). */

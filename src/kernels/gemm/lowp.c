@@ -620,6 +620,26 @@ cairn_status_t gemm_u8s8s32_packed_a(const kctx_t *k, int64_t M, int64_t N, int6
     return CAIRN_OK;
 }
 
+const uint8_t *gemm_u8_packed_a_panels(const void *packed_a, int64_t M, int64_t K, int64_t *kcp)
+{
+    const gemm_kern_t *kn = NULL;
+    s8_packed_header_t h;
+    if (s8_packed_open(&S8_A, packed_a, K, M, &kn, &h) != CAIRN_OK) {
+        base_error_clear();
+        return NULL;
+    }
+    if (kn->pack_a != s8_vnni_pack_a || kn->mr != 14 || kn->nr != 32 || h.kc < K)
+        return NULL;
+    *kcp = (K + 3) / 4 * 4;
+    return (const uint8_t *)packed_a + S8_PACKED_HEADER;
+}
+
+void gemm_s8_pack_b_panels(const void *B, int64_t ldb, int64_t K, int64_t n, uint8_t flip,
+                           void *dst)
+{
+    gemm_s8_pack_groups_avx512((const char *)B, ldb, n, K, (char *)dst, flip);
+}
+
 cairn_status_t gemm_u8u8s32_packed_a(const kctx_t *k, int64_t M, int64_t N, int64_t K,
                                      const void *packed_a, const uint8_t *B, int64_t ldb,
                                      int32_t *C, int64_t ldc)

@@ -46,7 +46,9 @@
 #include "base/threadpool.h"
 #include "kernels/gemm/gemm.h"
 
+#include <math.h>
 #include <stdatomic.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define QMM_MAX_K 32768
@@ -75,6 +77,12 @@ typedef struct qmm_job {
     const struct qmm_packed_a *pa;
     const int8_t *b;     /* B (s8) as the GEMM reads it */
     int flipb;           /* b is the u8 B, flipped as the GEMM packs it (gemm_u8u8s32_packed_a) */
+    /* the requantising form in the GEMM's tiles (qmm_chunk_rq): its
+     * constants, chunks of nrq columns, a packed-B buffer per worker */
+    quant_rq_gemm_t rq;
+    int64_t nrq;
+    uint8_t *bpk;
+    size_t bpk_bytes;
     int64_t nc;          /* columns a chunk */
     int32_t *cbuf;       /* a chunk's sums per worker, Mg x nc each */
     _Atomic int failed;
@@ -586,6 +594,24 @@ static void qmm_chunk(void *ctx, size_t t0, size_t t1, int worker)
     }
 }
 
+/* chunk t of the requantising convolution's form in the GEMM's tiles:
+ * columns [t nrq, ...) of B packed into this worker's panels, then each
+ * 32-column panel against all of A's, requantised from the registers
+ * (quant_rq_gemm_vnni): the int32 sums never go to memory */
+static void qmm_chunk_rq(void *ctx, size_t t0, size_t t1, int worker)
+{
+    const qmm_job_t *j = ctx;
+    const int64_t N = j->p->N;
+    uint8_t *bp = j->bpk + (size_t)worker * j->bpk_bytes;
+    for (size_t t = t0; t < t1; t++) {
+        const int64_t n0 = (int64_t)t * j->nrq, w = N - n0 < j->nrq ? N - n0 : j->nrq;
+        gemm_s8_pack_b_panels(j->b + n0, N, j->K, w, j->flipb ? 0x80u : 0, bp);
+        for (int64_t q = 0; q < w; q += 32)
+            quant_rq_gemm_vnni(&j->rq, bp + q * j->rq.kcp, (int)(w - q < 32 ? w - q : 32),
+                               (uint8_t *)j->yq + n0 + q, N);
+    }
+}
+
 /* quant_matmul, or with f (its yf, scale, epi, mr, nr set) quant_matmul_f32 */
 static cairn_status_t qmm(const kctx_t *k, const quant_mm_params_t *p, const void *A,
                           const void *B, void *Y, const qmm_job_t *f)
@@ -646,8 +672,38 @@ static cairn_status_t qmm(const kctx_t *k, const quant_mm_params_t *p, const voi
     const size_t l2 = base_cpu()->l2 ? base_cpu()->l2 : 1024 * 1024;
     int64_t nc = (int64_t)(l2 / 2 / ((size_t)Mg * sizeof(int32_t))) / 64 * 64;
     nc = nc < 64 ? 64 : nc;
-    const int chunked = f && pa && N >= 2 * nc;
-    const size_t sc = !own_c  ? 0
+    /* the requantising form of a convolution (A prepared, one K block for
+     * the VNNI kernel, one zero point each side, multipliers below 1/2 and
+     * biases that keep the sums in int32: quant_rq_gemm_vnni's conditions)
+     * requantises in the GEMM's tiles, in chunks of nrq columns (B's
+     * panels a quarter of L2; on several threads at least two chunks a
+     * thread, else the tiles' path is not taken) */
+    int64_t kcp = 0, nrq = 0;
+    const uint8_t *apn = f && f->yq && pa && !p->bzp_vec && !pk
+                             ? gemm_u8_packed_a_panels(pa->gemm, Mg, K, &kcp)
+                             : NULL;
+    int fused = apn != NULL;
+    int32_t za0 = (p->azp ? q_load(p->azp, p->at, 0) : 0) + (flip_a ? 128 : 0);
+    for (int64_t i = 0; fused && i < M; i++) {
+        const float m = f->scale[f->scale_kind == QUANT_SCALE_ROW ? i : 0];
+        const int64_t bi = f->qbias ? llabs((long long)f->qbias[i]) : 0;
+        const int32_t zai = (p->azp ? q_load(p->azp, p->at, p->azp_vec ? i : 0) : 0) +
+                            (flip_a ? 128 : 0);
+        fused = fabsf(m) < 0.5f && (double)K * 65025.0 + (double)bi < 2147483648.0 &&
+                (zai == za0 || !any_za);
+    }
+    if (fused) {
+        nrq = (int64_t)(l2 / 4 / (size_t)kcp) / 32 * 32;
+        nrq = nrq < 32 ? 32 : nrq;
+        if (workers > 1) {
+            const int64_t per = (N + 2 * workers - 1) / (2 * workers);
+            nrq = nrq < (per + 31) / 32 * 32 ? nrq : (per + 31) / 32 * 32;
+            fused = N >= 64 * workers;
+        }
+    }
+    const int chunked = !fused && f && pa && N >= 2 * nc;
+    const size_t sc = fused    ? qmm_up((size_t)(kcp * nrq * workers))
+                      : !own_c ? 0
                       : chunked ? qmm_up((size_t)(Mg * nc * workers) * sizeof(int32_t))
                                 : qmm_up((size_t)(Mg * N) * sizeof(int32_t));
     const size_t sm = qmm_up((size_t)(2 * M) * sizeof(int32_t));
@@ -719,7 +775,17 @@ static cairn_status_t qmm(const kctx_t *k, const quant_mm_params_t *p, const voi
     const int threads = k && k->pool && M * N >= 16384 ? k->threads : 1;
     base_pool_t *pool = threads > 1 ? k->pool : NULL;
     cairn_status_t st = CAIRN_OK;
-    if (chunked) {
+    if (fused) {
+        quant_rq_gemm_t *g = &j.rq;
+        g->ap = apn, g->kcp = kcp, g->M = M, g->Mg = Mg;
+        g->mult = f->scale, g->mult_vec = f->scale_kind == QUANT_SCALE_ROW;
+        g->bias = f->qbias, g->rs = j.rs, g->z1 = z1[0];
+        g->kzb = (uint32_t)K * (0u - z1[0]), g->za = any_za ? za0 : 0;
+        g->z = f->qz, g->y_u8 = f->yqt == CAIRN_U8;
+        j.nrq = nrq, j.bpk = (uint8_t *)c, j.bpk_bytes = (size_t)(kcp * nrq);
+        base_pool_parallel_for_1d(workers > 1 ? pool : NULL, (size_t)((N + nrq - 1) / nrq), 1,
+                                  qmm_chunk_rq, &j);
+    } else if (chunked) {
         /* the convolution's form: column chunks, each multiplied and
          * dequantised by one task while its sums are in that core's L2 */
         j.pa = pa, j.nc = nc, j.cbuf = c;

@@ -40,6 +40,31 @@ static inline void q_store(void *y, cairn_dtype_t yt, int64_t i, double v)
 /* Whether the quant kernels take their AVX-512 passes (x86_avx512.c):
  * the CPU has them and the CAIRN_ISA cap allows (chosen once; dyn.c). */
 int quant_use_avx512(void);
+/* The requantising int8 GEMM of a convolution (mm.c's fused form): A's
+ * panels as the VNNI kernel packed them (gemm_u8_packed_a_panels: 14 rows
+ * of kcp bytes each, one K block; row M the ones row when Mg > M), one
+ * 32-column panel of B (gemm_s8_pack_b_panels), and QLinearConv's
+ * requantisation straight from the tile's registers: y[i][c] =
+ * saturate(round((sum + bias[i]) mult[i]) + z), sum = acc + z1 rs[i] + (kzb
+ * - S_c) za (the zero-point terms, wrapping 32-bit; S_c the ones row's
+ * column sum), as quant_requant_row computes it (the single-precision form
+ * with its check, the double one for doubtful vectors). The caller checks
+ * that every |mult| < 0.5 and K 255^2 + |bias| < 2^31. */
+typedef struct quant_rq_gemm {
+    const uint8_t *ap;
+    int64_t kcp, M, Mg;
+    const float *mult;
+    int mult_vec;
+    const int32_t *bias; /* per row, or NULL */
+    const int32_t *rs;   /* the row term's sums (NULL: no row term) */
+    uint32_t z1, kzb;
+    int32_t za, z; /* za 0: no column term */
+    int y_u8;
+} quant_rq_gemm_t;
+/* n (at most 32) columns of y (rows ldy bytes apart) from B's panel bp */
+void quant_rq_gemm_vnni(const quant_rq_gemm_t *g, const uint8_t *bp, int n, uint8_t *y,
+                        int64_t ldy);
+
 /* Whether the integer depthwise plane runs: AVX512_VNNI and AVX512_VBMI
  * on the CPU and a CAIRN_ISA cap at avx512_bf16 or above (the VNNI level) */
 int quant_use_vnni(void);
