@@ -27,6 +27,17 @@
  *       tensor behind its own DequantizeLinear) is folded to f32 later.
  *       Grouped and depthwise convolutions stay in f32;
  *
+ *   QuantizeLinear(Conv(DequantizeLinear(x, sx, zx), DequantizeLinear(W,
+ *       sw, zw), [DequantizeLinear(B int32, sx sw, [0])]), sy, zy), the
+ *       Conv read by the QuantizeLinear alone, every zero point given, any
+ *       group (quantize_static writes each convolution so)
+ *   -> QLinearConv(x, sx, zx, W, sw, zw, sy, zy, [B])
+ *       the form onnxruntime runs it in, then as below (a depthwise one
+ *       runs as QLinearConv: quant_dwconv): one rounding of the exact sums
+ *       times sx sw / sy where the written form rounds y to f32 and then
+ *       y / sy; equal in exact arithmetic, so the two differ only for a
+ *       value within f32 rounding of a quantisation tie, by one step;
+ *
  *   DequantizeLinear(QuantizeLinear(x, s, z), s, z)
  *       s and z one constant value each in both (equal values), the 8-bit
  *       tensor read by nothing else
@@ -254,6 +265,106 @@ static cairn_status_t qdq_conv(rw_t *r, int cv)
     return rw_try_replace(r, cv, IR_OP_FusedConvInteger, in, n_in, attrs, na, grp, ng);
 }
 
+/* Conv(DequantizeLinear(x, sx, zx), DequantizeLinear(W, sw, zw),
+ * [DequantizeLinear(B int32, sx sw, [0])]) whose output only a
+ * QuantizeLinear(., sy, zy) reads -> QLinearConv(x, sx, zx, W, sw, zw, sy,
+ * zy, [B]) in the QuantizeLinear's place (qlinear_conv below then makes
+ * a group-1 one a FusedConvInteger requant = 1; a depthwise one runs as
+ * QLinearConv, quant_dwconv): the form onnxruntime runs this group in.
+ * The written form rounds y to f32 and divides it by sy; QLinearConv
+ * multiplies the exact sums by sx sw / sy formed in f32; in exact
+ * arithmetic the two are equal (B's scale must be sx sw as f32 computes
+ * it), so they differ where a value lies within f32 rounding of a
+ * quantisation tie, by one step. Every zero point must be given (as
+ * quantize_static writes them); all scales and zero points constant. */
+static cairn_status_t qdq_conv_q(rw_t *r, int cv)
+{
+    const ir_graph_t *g = r->g;
+    const ir_node_t *n = &g->nodes[cv];
+    if (n->n_inputs < 2 || g->values[n->outputs[0]].type.dtype != CAIRN_F32)
+        return CAIRN_OK;
+    const int q = rw_sole_consumer(r, n->outputs[0]);
+    if (q < 0 || g->nodes[q].op != IR_OP_QuantizeLinear || g->nodes[q].inputs[0] != n->outputs[0])
+        return CAIRN_OK;
+    const ir_node_t *Q = &g->nodes[q];
+    float sx, sy;
+    int32_t zx, zy;
+    const int qz = zp_input(Q);
+    if (qz < 0 || !const_f32_scalar(g, Q->inputs[1], &sy) || !const_q_scalar(g, qz, &zy))
+        return CAIRN_OK;
+    const int dx = rw_producer(r, n->inputs[0], IR_OP_DequantizeLinear);
+    const int dw = rw_producer(r, n->inputs[1], IR_OP_DequantizeLinear);
+    if (dx < 0 || dw < 0 || dx == dw || zp_input(&g->nodes[dx]) < 0 ||
+        !dq_per_tensor(g, &g->nodes[dx], &sx, &zx))
+        return CAIRN_OK;
+    const ir_node_t *W = &g->nodes[dw];
+    const ir_value_t *wv = &g->values[W->inputs[0]];
+    const cairn_dtype_t wt = wv->type.dtype;
+    if (wv->kind != IR_VALUE_CONSTANT || wv->type.shape.rank < 3 ||
+        (wt != CAIRN_U8 && wt != CAIRN_I8))
+        return CAIRN_OK;
+    const int64_t M = wv->type.shape.d[0];
+    const int ws = W->inputs[1], wz = zp_input(W);
+    if (wz < 0 || !per_col(g, ws, CAIRN_F32, M) || !per_col(g, wz, wt, M))
+        return CAIRN_OK;
+    const int64_t ns = ir_shape_numel(&g->values[ws].type.shape);
+    if (ns == M && M > 1 && ir_attr_i(W, 0) != 0)
+        return CAIRN_OK; /* per channel must be along W's output channels */
+    if (ir_shape_numel(&g->values[wz].type.shape) != 1 && ns != M)
+        return CAIRN_OK;
+    /* the bias: int32 behind a DequantizeLinear of scale sx sw (f32), zero point 0 */
+    int db = -1, bq = -1;
+    if (n->n_inputs > 2 && n->inputs[2] >= 0) {
+        db = rw_producer(r, n->inputs[2], IR_OP_DequantizeLinear);
+        if (db < 0)
+            return CAIRN_OK;
+        const ir_node_t *B = &g->nodes[db];
+        const ir_value_t *bv = &g->values[B->inputs[0]];
+        if (bv->kind != IR_VALUE_CONSTANT || bv->type.dtype != CAIRN_I32 ||
+            bv->type.shape.rank != 1 || bv->type.shape.d[0] != M)
+            return CAIRN_OK;
+        const int bs = B->inputs[1], bz = zp_input(B);
+        const int64_t nb = ir_shape_numel(&g->values[bs].type.shape);
+        if (!per_col(g, bs, CAIRN_F32, M) || (nb != ns && nb != 1) ||
+            (nb == M && M > 1 && ir_attr_i(B, 0) != 0))
+            return CAIRN_OK;
+        const float *bsv = g->values[bs].data, *swv = g->values[ws].data;
+        for (int64_t j = 0; j < nb; j++)
+            if (bsv[j] != sx * swv[ns > 1 ? j : 0])
+                return CAIRN_OK;
+        if (nb == 1 && ns > 1) /* one bias scale for per-channel weights: all products equal */
+            for (int64_t j = 1; j < ns; j++)
+                if (swv[j] != swv[0])
+                    return CAIRN_OK;
+        if (bz >= 0) {
+            const ir_value_t *zv = &g->values[bz];
+            if (zv->kind != IR_VALUE_CONSTANT || zv->type.dtype != CAIRN_I32 || !zv->data)
+                return CAIRN_OK;
+            for (int64_t j = 0; j < ir_shape_numel(&zv->type.shape); j++)
+                if (((const int32_t *)zv->data)[j] != 0)
+                    return CAIRN_OK;
+        }
+        bq = B->inputs[0];
+    }
+    cairn_attr_t attrs[8];
+    const int na = conv_attrs_of(n, attrs, 8);
+    if (na < 0)
+        return CAIRN_OK;
+    int grp[5], ng = 0;
+    if (rw_sole_consumer(r, g->nodes[dx].outputs[0]) == cv)
+        grp[ng++] = dx;
+    if (rw_sole_consumer(r, W->outputs[0]) == cv)
+        grp[ng++] = dw;
+    if (db >= 0 && rw_sole_consumer(r, g->nodes[db].outputs[0]) == cv)
+        grp[ng++] = db;
+    grp[ng++] = cv;
+    grp[ng++] = q;
+    const ir_node_t *X = &g->nodes[dx];
+    const int in[9] = {X->inputs[0], X->inputs[1], zp_input(X), W->inputs[0], ws, wz,
+                       Q->inputs[1], qz, bq};
+    return rw_try_replace(r, q, IR_OP_QLinearConv, in, bq >= 0 ? 9 : 8, attrs, na, grp, ng);
+}
+
 /* QLinearConv(x, sx, zx, W, sw, zw, sy, zy, [B]) -> FusedConvInteger
  * requant = 1 (x, W, m, zx, zw, [B], -, zy), m = sx sw / sy */
 static cairn_status_t qlinear_conv(rw_t *r, int cv)
@@ -402,8 +513,11 @@ cairn_status_t pass_fuse_qdq(ir_graph_t *g, const pass_ctx_t *c)
     for (int i = 0; i < r.g->n_nodes && s == CAIRN_OK; i++)
         if (!r.dead[i] && r.g->nodes[i].op == IR_OP_MatMul)
             s = qdq_matmul(&r, i);
-        else if (!r.dead[i] && r.g->nodes[i].op == IR_OP_Conv)
-            s = qdq_conv(&r, i);
+        else if (!r.dead[i] && r.g->nodes[i].op == IR_OP_Conv) {
+            s = qdq_conv_q(&r, i);
+            if (s == CAIRN_OK && !r.dead[i] && r.g->nodes[i].op == IR_OP_Conv)
+                s = qdq_conv(&r, i);
+        }
         else if (!r.dead[i] && r.g->nodes[i].op == IR_OP_QLinearConv)
             s = qlinear_conv(&r, i);
         else if (!r.dead[i] && r.g->nodes[i].op == IR_OP_QLinearMatMul)

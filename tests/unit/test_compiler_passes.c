@@ -891,6 +891,75 @@ static void test_fuse_qdq_conv(int per_ch, int depthwise)
     cairn_graph_destroy(g);
 }
 
+/* Conv(DQ(Q(x)), DQ(W int8), DQ(bias int32, sx sw)) -> Q(y) -> DQ, as
+ * quantize_static writes a convolution: fuse_qdq makes the Conv and its Q
+ * one QLinearConv (then a FusedConvInteger requant = 1 for group 1, a
+ * QLinearConv for a depthwise one), which rounds once where the written
+ * form rounds y to f32 first: the outputs agree within one step of y's
+ * grid. A bias whose scale is not sx sw keeps the f32 form. */
+static void test_fuse_qdq_conv_q(int per_ch, int depthwise, int bias_ok)
+{
+    cairn_graph_t *g;
+    CHECK_OK(cairn_graph_create(&g));
+    const int64_t C = 6, M = depthwise ? 6 : 10, Cg = depthwise ? 1 : C;
+    int64_t dx[4] = {2, C, 9, 8};
+    cairn_value_id x;
+    CHECK_OK(cairn_graph_add_input(g, "x", CAIRN_F32, 4, dx, NULL, &x));
+    int8_t w[10 * 6 * 9], wz[10] = {0};
+    float ws[10], bs[10];
+    int32_t b[10];
+    const float sx = 0.02f, sy = 0.05f;
+    check_rng_t rr = {654};
+    for (int i = 0; i < M * Cg * 9; i++)
+        w[i] = (int8_t)((int)(check_rng_next(&rr) % 255) - 127);
+    for (int j = 0; j < M; j++) {
+        ws[j] = 0.003f + 0.0002f * (float)(per_ch ? j : 0);
+        bs[j] = sx * ws[j] * (bias_ok ? 1.0f : 1.5f);
+        b[j] = (int32_t)(check_rng_next(&rr) % 2001) - 1000;
+    }
+    const int nw = per_ch ? (int)M : 1;
+    cairn_tensor_t wt = {CAIRN_I8, 4, {M, Cg, 3, 3}, w};
+    cairn_tensor_t wst = {CAIRN_F32, 1, {nw}, ws}, wzt = {CAIRN_I8, 1, {nw}, wz};
+    cairn_tensor_t bt = {CAIRN_I32, 1, {M}, b}, bst = {CAIRN_F32, 1, {nw}, bs};
+    cairn_value_id dw[3], dbv[2];
+    CHECK_OK(cairn_graph_add_constant(g, "W", &wt, &dw[0]));
+    CHECK_OK(cairn_graph_add_constant(g, "W/scale", &wst, &dw[1]));
+    CHECK_OK(cairn_graph_add_constant(g, "W/zp", &wzt, &dw[2]));
+    CHECK_OK(cairn_graph_add_constant(g, "B", &bt, &dbv[0]));
+    CHECK_OK(cairn_graph_add_constant(g, "B/scale", &bst, &dbv[1]));
+    cairn_attr_t axis = cairn_attr_int("axis", 0);
+    cairn_value_id wdq = node(g, "DequantizeLinear", "W/DQ", dw, 3, &axis, 1);
+    cairn_value_id bdq = node(g, "DequantizeLinear", "B/DQ", dbv, 2, &axis, 1);
+    cairn_value_id xd = qdq(g, "x", x, sx, CAIRN_U8, 100);
+    int64_t pads[4] = {1, 1, 1, 1}, strides[2] = {2, 1};
+    cairn_attr_t ca[3] = {cairn_attr_ints("pads", pads, 4), cairn_attr_ints("strides", strides, 2),
+                          cairn_attr_int("group", depthwise ? C : 1)};
+    cairn_value_id cin[3] = {xd, wdq, bdq};
+    cairn_value_id y = node(g, "Conv", "conv", cin, 3, ca, 3);
+    y = qdq(g, "y", y, sy, CAIRN_U8, 7);
+    CHECK_OK(cairn_graph_mark_output(g, y));
+    ir_graph_t *cg = compiled(g, "fuse_qdq");
+    const ir_node_t *f = find_op(cg, IR_OP_FusedConvInteger);
+    const ir_node_t *ql = find_op(cg, IR_OP_QLinearConv);
+    if (!bias_ok) {
+        CHECK(!ql && (depthwise ? count_op(cg, IR_OP_Conv) == 1 : f && !ir_node_attr(f, "requant")));
+    } else if (depthwise) {
+        CHECK(ql && !f && count_op(cg, IR_OP_Conv) == 0 && count_op(cg, IR_OP_QuantizeLinear) == 1 &&
+              has_source(ql, "conv") && has_source(ql, "y/Q") && ql->n_inputs == 9);
+    } else {
+        CHECK(f && !ql && ir_node_attr(f, "requant") && ir_node_attr(f, "requant")->i == 1 &&
+              count_op(cg, IR_OP_Conv) == 0 && count_op(cg, IR_OP_QuantizeLinear) == 1 &&
+              has_source(f, "conv") && has_source(f, "y/Q") && has_source(f, "B/DQ"));
+    }
+    ir_graph_destroy(cg);
+    int64_t dims[1][CAIRN_MAX_RANK] = {{2, C, 9, 8}};
+    int ranks[1] = {4};
+    /* within one step of y's grid (|y| below 1 here: the error is absolute) */
+    compare_runs(g, "fuse_qdq", 1, dims, ranks, sy * 1.0001);
+    compare_runs(g, "all", 1, dims, ranks, sy * 1.0001);
+    cairn_graph_destroy(g);
+}
+
 /* A FusedConvInteger naming a packed W, as a model file could: a buffer
  * too small for its m and kernel is refused when the session is made, one
  * of the right size that quant_pack_a did not make when it runs, each with
@@ -980,6 +1049,12 @@ int main(void)
     test_fuse_qdq_conv(1, 0);
     test_fuse_qdq_conv(0, 0);
     test_fuse_qdq_conv(1, 1);
+    test_fuse_qdq_conv_q(1, 0, 1);
+    test_fuse_qdq_conv_q(0, 0, 1);
+    test_fuse_qdq_conv_q(1, 1, 1);
+    test_fuse_qdq_conv_q(0, 1, 1);
+    test_fuse_qdq_conv_q(1, 0, 0);
+    test_fuse_qdq_conv_q(0, 1, 0);
     test_convint_bad_packed();
     test_selection_errors();
     return check_finish("test_compiler_passes");

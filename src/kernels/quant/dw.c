@@ -31,6 +31,15 @@
  * The route before this one (ir/ops/quant.c's grouped route) widened all
  * of x to f32, ran the f32 convolution and converted its sums back, four
  * passes over tensors 4 times x's size.
+ *
+ * A 3x3 layer at stride 1 or 2 whose w - wz all fit in s8 (symmetric
+ * weights: i8 with zero point 0, u8 with 128) takes the integer plane
+ * instead where the CPU has AVX512_VNNI and VBMI (quant_dw3_plane_vnni):
+ * x copied as bytes into a plane padded with its zero point, each
+ * output's three taps of a row gathered into a 32-bit lane by vpermb and
+ * multiplied and added by one vpdpbusd, 3 instructions per 16 outputs
+ * where the f32 plane takes 9 FMAs and the widening. MobileNetV2
+ * QOperator 5.26 -> 4.61 ms on 1 thread (Zen 4).
  */
 #include "kernels/quant/quant.h"
 #include "kernels/quant/quant_internal.h"

@@ -1,13 +1,16 @@
 /*
  * AVX-512 passes of DynamicQuantizeLinear (dyn.c picks them where the CPU
  * and the CAIRN_ISA cap allow), of QuantizeLinear and of QLinearConv's
- * requantisation (qdq.c): the SSE2
- * passes on 16 lanes, the tail
+ * requantisation (qdq.c, mm.c): the SSE2 passes on 16 lanes, the tail
  * under a mask, the same results bit for bit (vminps / vmaxps keep the
  * running value for a NaN, vdivps rounds as the scalar division, the
  * 1.5 2^23 add and subtract rounds half to even). Each quantise step is a
  * division, which bounds the pass: 16 lanes a vdivps against SSE2's 4.
- * Compiled with -mavx512f (CMakeLists.txt).
+ * Then quant_dwconv's planes (the f32 one; the integer 3x3 one, which
+ * also needs AVX512_VNNI and VBMI) and the requantising int8 GEMM tile of
+ * a convolution (quant_rq_gemm_vnni); the VNNI / VBMI functions carry
+ * their own target attributes and run only where quant_use_vnni().
+ * Compiled with -mavx512f/bw/vl/dq (CMakeLists.txt).
  */
 #include "kernels/quant/quant.h"
 #include "kernels/quant/quant_internal.h"
