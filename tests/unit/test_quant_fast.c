@@ -655,7 +655,8 @@ static void test_conv(void)
  * 14-row panels (the ones row alone in the last one, or beside others),
  * columns around the 32-column panels and chunks, K not a multiple of 4,
  * x's and W's zero points (the row and column terms) or none, u8 and i8
- * x and y, biases near the int32 limit the tiles take, 1 and 2 threads. */
+ * x and y, biases near the int32 limit the tiles take, 1 and 2 threads
+ * (on 2, a few columns split by A's panels as well). */
 static int conv_ties_case(int64_t C, int64_t M, int64_t P, cairn_dtype_t xt, cairn_dtype_t wt,
                           cairn_dtype_t yt, int zp, int threads)
 {
@@ -673,9 +674,13 @@ static int conv_ties_case(int64_t C, int64_t M, int64_t P, cairn_dtype_t xt, cai
     }
     fill_q(yt, &yz, 1, 0);
     for (int64_t m = 0; m < M; m++) {
-        mult[m] = ldexpf(1.0f, -(int)rnd(1, 12)); /* 2^-1 .. 2^-12: not below 1/2 is refused */
+        /* 2^-2 .. 2^-12 (the tiles take multipliers below 1/2; with M = 13
+         * one of 1/2, which sends the whole call to the chunked path) */
+        mult[m] = ldexpf(1.0f, -(int)rnd(2, 12));
         if (m % 5 == 4)
             mult[m] = nextafterf(mult[m], 1.0f); /* beside the ties */
+        if (M == 13 && m == 6)
+            mult[m] = 0.5f;
         bias[m] = m % 7 == 6 ? (int32_t)(2147483647 - (int64_t)C * 65025 - 1)
                              : (int32_t)rnd(-3000, 3000);
     }

@@ -80,7 +80,7 @@ typedef struct qmm_job {
     /* the requantising form in the GEMM's tiles (qmm_chunk_rq): its
      * constants, chunks of nrq columns, a packed-B buffer per worker */
     quant_rq_gemm_t rq;
-    int64_t nrq;
+    int64_t nrq, rq_parts; /* chunks of nrq columns; A's panels in rq_parts parts a chunk */
     uint8_t *bpk;
     size_t bpk_bytes;
     int64_t nc;          /* columns a chunk */
@@ -601,14 +601,17 @@ static void qmm_chunk(void *ctx, size_t t0, size_t t1, int worker)
 static void qmm_chunk_rq(void *ctx, size_t t0, size_t t1, int worker)
 {
     const qmm_job_t *j = ctx;
-    const int64_t N = j->p->N;
+    const int64_t N = j->p->N, panels = (j->Mg + 13) / 14;
     uint8_t *bp = j->bpk + (size_t)worker * j->bpk_bytes;
     for (size_t t = t0; t < t1; t++) {
-        const int64_t n0 = (int64_t)t * j->nrq, w = N - n0 < j->nrq ? N - n0 : j->nrq;
+        /* task t: chunk t / parts, A's panels of part t % parts */
+        const int64_t c = (int64_t)t / j->rq_parts, part = (int64_t)t % j->rq_parts;
+        const int64_t n0 = c * j->nrq, w = N - n0 < j->nrq ? N - n0 : j->nrq;
+        const int64_t p0 = panels * part / j->rq_parts, p1 = panels * (part + 1) / j->rq_parts;
         gemm_s8_pack_b_panels(j->b + n0, N, j->K, w, j->flipb ? 0x80u : 0, bp);
         for (int64_t q = 0; q < w; q += 32)
             quant_rq_gemm_vnni(&j->rq, bp + q * j->rq.kcp, (int)(w - q < 32 ? w - q : 32),
-                               (uint8_t *)j->yq + n0 + q, N);
+                               (uint8_t *)j->yq + n0 + q, N, p0, p1);
     }
 }
 
@@ -695,10 +698,9 @@ static cairn_status_t qmm(const kctx_t *k, const quant_mm_params_t *p, const voi
     if (fused) {
         nrq = (int64_t)(l2 / 4 / (size_t)kcp) / 32 * 32;
         nrq = nrq < 32 ? 32 : nrq;
-        if (workers > 1) {
+        if (workers > 1) { /* two tasks a thread: chunks of at least 32 columns */
             const int64_t per = (N + 2 * workers - 1) / (2 * workers);
             nrq = nrq < (per + 31) / 32 * 32 ? nrq : (per + 31) / 32 * 32;
-            fused = N >= 64 * workers;
         }
     }
     const int chunked = !fused && f && pa && N >= 2 * nc;
@@ -783,7 +785,17 @@ static cairn_status_t qmm(const kctx_t *k, const quant_mm_params_t *p, const voi
         g->kzb = (uint32_t)K * (0u - z1[0]), g->za = any_za ? za0 : 0;
         g->z = f->qz, g->y_u8 = f->yqt == CAIRN_U8;
         j.nrq = nrq, j.bpk = (uint8_t *)c, j.bpk_bytes = (size_t)(kcp * nrq);
-        base_pool_parallel_for_1d(workers > 1 ? pool : NULL, (size_t)((N + nrq - 1) / nrq), 1,
+        /* too few chunks for two tasks a thread (a 7x7 plane is 49
+         * columns): each chunk's rows in parts, every part computing the
+         * panel of the ones row for its column terms */
+        const int64_t chunks = (N + nrq - 1) / nrq, panels = (Mg + 13) / 14;
+        int64_t parts = workers > 1 && chunks < 2 * workers ? (2 * workers + chunks - 1) / chunks : 1;
+        parts = parts > panels / 2 ? (panels / 2 > 1 ? panels / 2 : 1) : parts;
+        j.rq_parts = parts;
+        /* parallel by the work (as the GEMM's driver decides), not by
+         * M N: a 7x7 layer's 160 x 49 x 960 is 7.5 M multiply-adds */
+        const int par = workers > 1 && (double)M * (double)N * (double)K >= 262144.0;
+        base_pool_parallel_for_1d(par ? k->pool : NULL, (size_t)(chunks * parts), 1,
                                   qmm_chunk_rq, &j);
     } else if (chunked) {
         /* the convolution's form: column chunks, each multiplied and

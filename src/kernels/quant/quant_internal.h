@@ -61,9 +61,11 @@ typedef struct quant_rq_gemm {
     int32_t za, z; /* za 0: no column term */
     int y_u8;
 } quant_rq_gemm_t;
-/* n (at most 32) columns of y (rows ldy bytes apart) from B's panel bp */
+/* n (at most 32) columns of y (rows ldy bytes apart) from B's panel bp,
+ * the rows of A's panels [p0, p1) (the last panel, whose ones row gives
+ * the column terms, is computed whatever the range) */
 void quant_rq_gemm_vnni(const quant_rq_gemm_t *g, const uint8_t *bp, int n, uint8_t *y,
-                        int64_t ldy);
+                        int64_t ldy, int64_t p0, int64_t p1);
 
 /* Whether the integer depthwise plane runs: AVX512_VNNI and AVX512_VBMI
  * on the CPU and a CAIRN_ISA cap at avx512_bf16 or above (the VNNI level) */

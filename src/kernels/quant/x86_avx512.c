@@ -762,7 +762,7 @@ rqg_row(const quant_rq_gemm_t *g, int64_t i, __m512i x0, __m512i x1, __m512i ord
  * gives the column terms into zt. */
 static inline __attribute__((always_inline)) RQ_TARGET void
 rqg_panel(const quant_rq_gemm_t *g, int64_t p, const uint8_t *bp, int n, uint8_t *y,
-          int64_t ldy, __m512i order, __m512i zt[2], const int COLS)
+          int64_t ldy, __m512i order, __m512i zt[2], const int COLS, int store)
 {
     const uint8_t *ap = g->ap + p * 14 * g->kcp;
     __m512i acc[14][2];
@@ -790,6 +790,8 @@ rqg_panel(const quant_rq_gemm_t *g, int64_t p, const uint8_t *bp, int n, uint8_t
                 zt[1] = _mm512_mullo_epi32(_mm512_sub_epi32(kzb, acc[r][1]), za);
             }
     }
+    if (!store)
+        return;
 #pragma GCC unroll 14
     for (int r = 0; r < 14; r++) {
         const int64_t i = 14 * p + r;
@@ -806,16 +808,17 @@ rqg_panel(const quant_rq_gemm_t *g, int64_t p, const uint8_t *bp, int n, uint8_t
 }
 
 RQ_TARGET void quant_rq_gemm_vnni(const quant_rq_gemm_t *g, const uint8_t *bp, int n, uint8_t *y,
-                                  int64_t ldy)
+                                  int64_t ldy, int64_t p0, int64_t p1)
 {
     /* dword 4 j + v of the packed bytes holds vector v's elements 4 j .. 4 j + 3 */
     const __m512i order = _mm512_set_epi32(15, 11, 7, 3, 14, 10, 6, 2, 13, 9, 5, 1, 12, 8, 4, 0);
     const int64_t last = (g->Mg + 13) / 14 - 1;
     __m512i zt[2] = {_mm512_setzero_si512(), _mm512_setzero_si512()};
-    /* the last panel first: its ones row gives the column terms */
-    rqg_panel(g, last, bp, n, y, ldy, order, zt, 1);
-    for (int64_t p = 0; p < last; p++)
-        rqg_panel(g, p, bp, n, y, ldy, order, zt, 0);
+    /* the last panel first: its ones row gives the column terms (its rows
+     * are stored only when it is in [p0, p1)) */
+    rqg_panel(g, last, bp, n, y, ldy, order, zt, 1, last >= p0 && last < p1);
+    for (int64_t p = p0; p < p1 && p < last; p++)
+        rqg_panel(g, p, bp, n, y, ldy, order, zt, 0, 1);
 }
 
 #else
@@ -862,9 +865,9 @@ void quant_dw3_plane_vnni(const quant_dw_geom_t *g, const void *x, const int32_t
 }
 
 void quant_rq_gemm_vnni(const quant_rq_gemm_t *g, const uint8_t *bp, int n, uint8_t *y,
-                        int64_t ldy)
+                        int64_t ldy, int64_t p0, int64_t p1)
 {
-    (void)g, (void)bp, (void)n, (void)y, (void)ldy;
+    (void)g, (void)bp, (void)n, (void)y, (void)ldy, (void)p0, (void)p1;
 }
 
 #endif
