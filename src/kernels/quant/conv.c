@@ -63,6 +63,19 @@ typedef struct qc_job {
     int64_t P;
 } qc_job_t;
 
+/* n bytes of v at dst: the im2col's padding runs are mostly 0 to 3 bytes
+ * (a 3x3 tap's border columns, row by row), for which a call to memset
+ * cost more than the bytes (2.4 % of ResNet-50 QOperator in perf) */
+static inline void qc_fill(uint8_t *dst, uint8_t v, int64_t n)
+{
+    if (n > 16) {
+        memset(dst, v, (size_t)n);
+        return;
+    }
+    for (int64_t i = 0; i < n; i++)
+        dst[i] = v;
+}
+
 /* dst[i] = src[i * sx] ^ flip for i < n (sx 1 or 2 in 16-byte SSE2 blocks,
  * the last block overlapping the one before where n is not a multiple of
  * 16: the rows of a 56-wide plane are three blocks, not one and 24 single
@@ -112,8 +125,8 @@ static void qc_shift_plane(const qc_job_t *j, uint8_t *dst, const uint8_t *plane
     int64_t ylo = dy < 0 ? -dy : 0, yhi = IH - dy < OH ? IH - dy : OH;
     ylo = ylo > OH ? OH : ylo;
     yhi = yhi < ylo ? ylo : yhi;
-    memset(dst, j->pad, (size_t)(ylo * W));
-    memset(dst + yhi * W, j->pad, (size_t)((OH - yhi) * W));
+    qc_fill(dst, j->pad, ylo * W);
+    qc_fill(dst + yhi * W, j->pad, (OH - yhi) * W);
     if (yhi == ylo)
         return;
     /* positions p of the rows inside read plane[p + shift]; those whose
@@ -131,7 +144,7 @@ static void qc_shift_plane(const qc_job_t *j, uint8_t *dst, const uint8_t *plane
     const int64_t c1 = dx >= 0 ? W : (-dx < W ? -dx : W);
     if (dx != 0)
         for (int64_t y = ylo; y < yhi; y++)
-            memset(dst + y * W + c0, j->pad, (size_t)(c1 - c0));
+            qc_fill(dst + y * W + c0, j->pad, c1 - c0);
 }
 
 /* rows [r0, r1) of col: row r is channel r / taps, tap r % taps */
@@ -168,14 +181,14 @@ static void qc_im2col(void *ctx, size_t r0, size_t r1, int worker)
             for (int64_t oy = 0; oy < OH; oy++, dst += OW) {
                 const int64_t iy = oy * g->stride[1] - g->pad[1] + ty * g->dilation[1];
                 if (iz < 0 || iz >= ID || iy < 0 || iy >= IH) {
-                    memset(dst, j->pad, (size_t)OW);
+                    qc_fill(dst, j->pad, OW);
                     continue;
                 }
                 const uint8_t *row = j->x + ((c * ID + iz) * IH + iy) * IW;
-                memset(dst, j->pad, (size_t)xlo);
+                qc_fill(dst, j->pad, xlo);
                 if (xhi > xlo)
                     qc_copy_row(dst + xlo, row + x0 + xlo * sx, xhi - xlo, sx, j->flip);
-                memset(dst + xhi, j->pad, (size_t)(OW - xhi));
+                qc_fill(dst + xhi, j->pad, OW - xhi);
             }
         }
     }
