@@ -211,6 +211,43 @@ static cairn_status_t scale_product(rw_t *r, float sa, int ws, int64_t ns, int *
     return s;
 }
 
+/* The 8-bit operands of a Conv: x = DequantizeLinear(x8, one constant
+ * scale sx and zero point zx), W = DequantizeLinear(a constant u8 / i8
+ * [M, C, k...], scale sw and zero point zw one value or one per output
+ * channel); with need_zp both zero points given. 0 when n's are not so. */
+typedef struct conv_dq {
+    int dx, dw, ws, wz; /* the two DequantizeLinear nodes; W's scale and zero point (or -1) */
+    float sx;
+    int32_t zx;
+    int64_t M, ns; /* output channels; W's scales */
+} conv_dq_t;
+
+static int conv_dq_of(const rw_t *r, const ir_node_t *n, int need_zp, conv_dq_t *o)
+{
+    const ir_graph_t *g = r->g;
+    o->dx = rw_producer(r, n->inputs[0], IR_OP_DequantizeLinear);
+    o->dw = rw_producer(r, n->inputs[1], IR_OP_DequantizeLinear);
+    if (o->dx < 0 || o->dw < 0 || o->dx == o->dw ||
+        (need_zp && zp_input(&g->nodes[o->dx]) < 0) ||
+        !dq_per_tensor(g, &g->nodes[o->dx], &o->sx, &o->zx))
+        return 0;
+    const ir_node_t *W = &g->nodes[o->dw];
+    const ir_value_t *wv = &g->values[W->inputs[0]];
+    const cairn_dtype_t wt = wv->type.dtype;
+    if (wv->kind != IR_VALUE_CONSTANT || wv->type.shape.rank < 3 ||
+        (wt != CAIRN_U8 && wt != CAIRN_I8))
+        return 0;
+    const int64_t M = o->M = wv->type.shape.d[0];
+    o->ws = W->inputs[1], o->wz = zp_input(W);
+    if ((need_zp && o->wz < 0) || !per_col(g, o->ws, CAIRN_F32, M) ||
+        (o->wz >= 0 && !per_col(g, o->wz, wt, M)))
+        return 0;
+    o->ns = ir_shape_numel(&g->values[o->ws].type.shape);
+    if (o->ns == M && M > 1 && ir_attr_i(W, 0) != 0)
+        return 0; /* per channel must be along W's output channels */
+    return o->wz < 0 || ir_shape_numel(&g->values[o->wz].type.shape) == 1 || o->ns == M;
+}
+
 static cairn_status_t qdq_conv(rw_t *r, int cv)
 {
     const ir_graph_t *g = r->g;
@@ -220,29 +257,12 @@ static cairn_status_t qdq_conv(rw_t *r, int cv)
     const ir_attr_t *gr = ir_node_attr(n, "group");
     if (gr && gr->i != 1)
         return CAIRN_OK;
-    const int dx = rw_producer(r, n->inputs[0], IR_OP_DequantizeLinear);
-    const int dw = rw_producer(r, n->inputs[1], IR_OP_DequantizeLinear);
-    if (dx < 0 || dw < 0 || dx == dw)
+    conv_dq_t d;
+    if (!conv_dq_of(r, n, 0, &d))
         return CAIRN_OK;
-    float sx;
-    int32_t zx;
-    if (!dq_per_tensor(g, &g->nodes[dx], &sx, &zx))
-        return CAIRN_OK;
-    const ir_node_t *W = &g->nodes[dw];
-    const ir_value_t *wv = &g->values[W->inputs[0]];
-    const cairn_dtype_t wt = wv->type.dtype;
-    if (wv->kind != IR_VALUE_CONSTANT || wv->type.shape.rank < 3 ||
-        (wt != CAIRN_U8 && wt != CAIRN_I8))
-        return CAIRN_OK;
-    const int64_t M = wv->type.shape.d[0];
-    const int ws = W->inputs[1], wz = zp_input(W);
-    if (!per_col(g, ws, CAIRN_F32, M) || (wz >= 0 && !per_col(g, wz, wt, M)))
-        return CAIRN_OK;
-    const int64_t ns = ir_shape_numel(&g->values[ws].type.shape);
-    if (ns == M && M > 1 && ir_attr_i(W, 0) != 0)
-        return CAIRN_OK; /* per channel must be along W's output channels */
-    if (wz >= 0 && ir_shape_numel(&g->values[wz].type.shape) != 1 && ns != M)
-        return CAIRN_OK;
+    const int dx = d.dx, dw = d.dw, ws = d.ws, wz = d.wz;
+    const float sx = d.sx;
+    const int64_t ns = d.ns;
     cairn_attr_t attrs[8];
     const int na = conv_attrs_of(n, attrs, 8);
     if (na < 0)
@@ -252,7 +272,7 @@ static cairn_status_t qdq_conv(rw_t *r, int cv)
     g = r->g;
     n = &g->nodes[cv];
     const ir_node_t *X = &g->nodes[dx];
-    W = &g->nodes[dw];
+    const ir_node_t *W = &g->nodes[dw];
     int grp[3], ng = 0;
     if (rw_sole_consumer(r, X->outputs[0]) == cv)
         grp[ng++] = dx;
@@ -287,31 +307,18 @@ static cairn_status_t qdq_conv_q(rw_t *r, int cv)
     if (q < 0 || g->nodes[q].op != IR_OP_QuantizeLinear || g->nodes[q].inputs[0] != n->outputs[0])
         return CAIRN_OK;
     const ir_node_t *Q = &g->nodes[q];
-    float sx, sy;
-    int32_t zx, zy;
+    float sy;
+    int32_t zy;
     const int qz = zp_input(Q);
     if (qz < 0 || !const_f32_scalar(g, Q->inputs[1], &sy) || !const_q_scalar(g, qz, &zy))
         return CAIRN_OK;
-    const int dx = rw_producer(r, n->inputs[0], IR_OP_DequantizeLinear);
-    const int dw = rw_producer(r, n->inputs[1], IR_OP_DequantizeLinear);
-    if (dx < 0 || dw < 0 || dx == dw || zp_input(&g->nodes[dx]) < 0 ||
-        !dq_per_tensor(g, &g->nodes[dx], &sx, &zx))
+    conv_dq_t d;
+    if (!conv_dq_of(r, n, 1, &d))
         return CAIRN_OK;
+    const int dx = d.dx, dw = d.dw, ws = d.ws, wz = d.wz;
+    const int64_t M = d.M, ns = d.ns;
+    const float sx = d.sx;
     const ir_node_t *W = &g->nodes[dw];
-    const ir_value_t *wv = &g->values[W->inputs[0]];
-    const cairn_dtype_t wt = wv->type.dtype;
-    if (wv->kind != IR_VALUE_CONSTANT || wv->type.shape.rank < 3 ||
-        (wt != CAIRN_U8 && wt != CAIRN_I8))
-        return CAIRN_OK;
-    const int64_t M = wv->type.shape.d[0];
-    const int ws = W->inputs[1], wz = zp_input(W);
-    if (wz < 0 || !per_col(g, ws, CAIRN_F32, M) || !per_col(g, wz, wt, M))
-        return CAIRN_OK;
-    const int64_t ns = ir_shape_numel(&g->values[ws].type.shape);
-    if (ns == M && M > 1 && ir_attr_i(W, 0) != 0)
-        return CAIRN_OK; /* per channel must be along W's output channels */
-    if (ir_shape_numel(&g->values[wz].type.shape) != 1 && ns != M)
-        return CAIRN_OK;
     /* the bias: int32 behind a DequantizeLinear of scale sx sw (f32), zero point 0 */
     int db = -1, bq = -1;
     if (n->n_inputs > 2 && n->inputs[2] >= 0) {

@@ -608,16 +608,28 @@ cairn_status_t gemm_u8_pack_a(int64_t M, int64_t K, const uint8_t *A, int64_t ld
     return s8_pack(&S8_A, K, M, A, lda, packed, size);
 }
 
-cairn_status_t gemm_u8s8s32_packed_a(const kctx_t *k, int64_t M, int64_t N, int64_t K,
-                                     const void *packed_a, const int8_t *B, int64_t ldb,
-                                     int32_t *C, int64_t ldc)
+/* gemm_u8s8s32_packed_a, with flip B's bytes XOR 0x80 as they are packed
+ * (gemm_u8u8s32_packed_a) */
+static cairn_status_t s8_run_packed_a(const kctx_t *k, int64_t M, int64_t N, int64_t K,
+                                      const void *packed_a, const void *B, int64_t ldb,
+                                      int32_t *C, int64_t ldc, int flip)
 {
     const gemm_kern_t *kn = NULL;
     s8_packed_header_t h;
     BASE_TRY(s8_packed_open(&S8_A, packed_a, K, M, &kn, &h));
-    gemm_kern_run_packed_a(kn, k, M, N, K, (const char *)packed_a + S8_PACKED_HEADER, h.kc,
+    gemm_kern_t kf = *kn;
+    if (flip)
+        kf.pack_b = kn->pack_b == s8_vnni_pack_b ? s8_vnni_pack_b_flip : s16_pack_b_flip;
+    gemm_kern_run_packed_a(&kf, k, M, N, K, (const char *)packed_a + S8_PACKED_HEADER, h.kc,
                            h.npad, B, ldb, C, ldc);
     return CAIRN_OK;
+}
+
+cairn_status_t gemm_u8s8s32_packed_a(const kctx_t *k, int64_t M, int64_t N, int64_t K,
+                                     const void *packed_a, const int8_t *B, int64_t ldb,
+                                     int32_t *C, int64_t ldc)
+{
+    return s8_run_packed_a(k, M, N, K, packed_a, B, ldb, C, ldc, 0);
 }
 
 const uint8_t *gemm_u8_packed_a_panels(const void *packed_a, int64_t M, int64_t K, int64_t *kcp)
@@ -644,14 +656,7 @@ cairn_status_t gemm_u8u8s32_packed_a(const kctx_t *k, int64_t M, int64_t N, int6
                                      const void *packed_a, const uint8_t *B, int64_t ldb,
                                      int32_t *C, int64_t ldc)
 {
-    const gemm_kern_t *kn = NULL;
-    s8_packed_header_t h;
-    BASE_TRY(s8_packed_open(&S8_A, packed_a, K, M, &kn, &h));
-    gemm_kern_t kf = *kn; /* its B packer flips the bytes */
-    kf.pack_b = kn->pack_b == s8_vnni_pack_b ? s8_vnni_pack_b_flip : s16_pack_b_flip;
-    gemm_kern_run_packed_a(&kf, k, M, N, K, (const char *)packed_a + S8_PACKED_HEADER, h.kc,
-                           h.npad, B, ldb, C, ldc);
-    return CAIRN_OK;
+    return s8_run_packed_a(k, M, N, K, packed_a, B, ldb, C, ldc, 1);
 }
 
 /* ---- f32 <-> bf16 arrays ---- */
