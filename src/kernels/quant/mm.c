@@ -679,14 +679,15 @@ static cairn_status_t qmm(const kctx_t *k, const quant_mm_params_t *p, const voi
      * the VNNI kernel, one zero point each side, multipliers below 1/2 and
      * biases that keep the sums in int32: quant_rq_gemm_vnni's conditions)
      * requantises in the GEMM's tiles, in chunks of nrq columns (B's
-     * panels a quarter of L2; on several threads at least two chunks a
-     * thread, else the tiles' path is not taken) */
+     * panels a quarter of L2; on several threads small enough for two
+     * chunks a thread, down to one 32-column panel, the rows split below
+     * where that is still too few) */
     int64_t kcp = 0, nrq = 0;
     const uint8_t *apn = f && f->yq && pa && !p->bzp_vec && !pk
                              ? gemm_u8_packed_a_panels(pa->gemm, Mg, K, &kcp)
                              : NULL;
     int fused = apn != NULL;
-    int32_t za0 = (p->azp ? q_load(p->azp, p->at, 0) : 0) + (flip_a ? 128 : 0);
+    const int32_t za0 = (p->azp ? q_load(p->azp, p->at, 0) : 0) + (flip_a ? 128 : 0);
     for (int64_t i = 0; fused && i < M; i++) {
         const float m = f->scale[f->scale_kind == QUANT_SCALE_ROW ? i : 0];
         const int64_t bi = f->qbias ? llabs((long long)f->qbias[i]) : 0;
