@@ -127,6 +127,37 @@ static inline void rq_setup(rq_consts_t *c, double b, double m, int32_t z, int y
     c->y_u8 = y_u8;
 }
 
+/* The single-precision product of 16 sums x (acc + b, exact in int32) and
+ * the multiplier vm, p = fl(fl(x) m), with in *tie the lanes where p lies
+ * within 2^-13 of a half-integer: only there can its rounding differ from
+ * the double's (rq_setup's argument), so those lanes take rq_double.
+ * pf - round(pf) comes from one vreduceps (a round and a subtract took
+ * two: 8.5 -> 7.0 cycles per 16 on Zen 4); the callers round p by the
+ * conversion, which rounds half to even as vrndscaleps does. Every form of
+ * the requantisation goes through it. */
+static inline __attribute__((always_inline)) __m512 rq_product(__m512i x, __m512 vm, __m512 near,
+                                                               __mmask16 *tie)
+{
+    const __m512 pf = _mm512_mul_ps(_mm512_cvtepi32_ps(x), vm);
+    const __m512 d = _mm512_reduce_round_ps(pf, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC,
+                                            _MM_FROUND_NO_EXC);
+    *tie = _mm512_cmp_ps_mask(_mm512_abs_ps(d), near, _CMP_GE_OQ);
+    return pf;
+}
+
+/* 64 bytes of four vectors of results (+ z, not yet saturated) in lane
+ * order: vpackssdw then vpackuswb (u8) / vpacksswb (i8), which saturate as
+ * the output wants, then one vpermd (dword 4 j + v of the packs holds
+ * vector v's elements 4 j .. 4 j + 3) */
+static inline __attribute__((always_inline)) __m512i rq_pack4(__m512i q0, __m512i q1, __m512i q2,
+                                                              __m512i q3, const int U8)
+{
+    const __m512i order = _mm512_set_epi32(15, 11, 7, 3, 14, 10, 6, 2, 13, 9, 5, 1, 12, 8, 4, 0);
+    const __m512i w01 = _mm512_packs_epi32(q0, q1), w23 = _mm512_packs_epi32(q2, q3);
+    const __m512i b8 = U8 ? _mm512_packus_epi16(w01, w23) : _mm512_packs_epi16(w01, w23);
+    return _mm512_permutexvar_epi32(order, b8);
+}
+
 /* The fast form's 16 results of sums a (quant_requant_avx512's single
  * precision), and in *bad the lanes it cannot vouch for (acc + b
  * overflowed, or p within 2^-13 of a half-integer): those take rq_double.
@@ -141,13 +172,9 @@ static inline __attribute__((always_inline)) __m512i rq_fast(const rq_consts_t *
         ovf = _mm512_cmplt_epi32_mask(
             _mm512_and_si512(_mm512_xor_si512(a, x), _mm512_xor_si512(c->vbi, x)),
             _mm512_setzero_si512());
-    __m512 pf = _mm512_mul_ps(_mm512_cvtepi32_ps(x), c->vmf);
-    /* pf - round(pf) in one vreduceps (a round and a subtract took two:
-     * the pass 8.5 -> 7.0 cycles per 16 on Zen 4), and the rounding by
-     * the conversion, which rounds half to even as vrndscaleps does */
-    const __m512 d = _mm512_reduce_round_ps(pf, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC,
-                                            _MM_FROUND_NO_EXC);
-    *bad = _kor_mask16(ovf, _mm512_cmp_ps_mask(_mm512_abs_ps(d), c->near, _CMP_GE_OQ));
+    __mmask16 tie;
+    __m512 pf = rq_product(x, c->vmf, c->near, &tie);
+    *bad = _kor_mask16(ovf, tie);
     if (CLAMP) /* |pf| > 1024 saturates either way; int32's range kept */
         pf = _mm512_min_ps(_mm512_max_ps(pf, c->ncap), c->cap);
     return _mm512_max_epi32(_mm512_add_epi32(_mm512_cvtps_epi32(pf), c->vzi), c->ilo);
@@ -221,8 +248,6 @@ rq_quads(const rq_consts_t *c, const int32_t *acc, const int32_t *zt, __m512i vr
          void *y, const int U8, const int ZT)
 {
     const __m512i vrb = _mm512_add_epi32(vrt, c->vbi); /* the row term and b */
-    /* dword 4 j + v of the packed bytes holds vector v's elements 4 j .. 4 j + 3 */
-    const __m512i order = _mm512_set_epi32(15, 11, 7, 3, 14, 10, 6, 2, 13, 9, 5, 1, 12, 8, 4, 0);
     int64_t i = 0;
     for (; i + 64 <= n; i += 64) {
         __m512i a[4], q[4];
@@ -232,10 +257,7 @@ rq_quads(const rq_consts_t *c, const int32_t *acc, const int32_t *zt, __m512i vr
             a[v] = _mm512_add_epi32(_mm512_loadu_si512(acc + i + 16 * v), vrb);
             if (ZT)
                 a[v] = _mm512_add_epi32(a[v], _mm512_loadu_si512(zt + i + 16 * v));
-            const __m512 pf = _mm512_mul_ps(_mm512_cvtepi32_ps(a[v]), c->vmf);
-            const __m512 d = _mm512_reduce_round_ps(
-                pf, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC, _MM_FROUND_NO_EXC);
-            bad[v] = _mm512_cmp_ps_mask(_mm512_abs_ps(d), c->near, _CMP_GE_OQ);
+            const __m512 pf = rq_product(a[v], c->vmf, c->near, &bad[v]);
             q[v] = _mm512_add_epi32(_mm512_cvtps_epi32(pf), c->vzi);
         }
         if (!_kortestz_mask16_u8(_kor_mask16(bad[0], bad[1]), _kor_mask16(bad[2], bad[3])))
@@ -243,9 +265,7 @@ rq_quads(const rq_consts_t *c, const int32_t *acc, const int32_t *zt, __m512i vr
             for (int v = 0; v < 4; v++) /* the sums without b, as rq_double takes them */
                 q[v] = rq_double(_mm512_sub_epi32(a[v], c->vbi), c->vb, c->vm, c->vz, c->lo,
                                  c->hi);
-        const __m512i w01 = _mm512_packs_epi32(q[0], q[1]), w23 = _mm512_packs_epi32(q[2], q[3]);
-        const __m512i b8 = U8 ? _mm512_packus_epi16(w01, w23) : _mm512_packs_epi16(w01, w23);
-        _mm512_storeu_si512((char *)y + i, _mm512_permutexvar_epi32(order, b8));
+        _mm512_storeu_si512((char *)y + i, rq_pack4(q[0], q[1], q[2], q[3], U8));
     }
     return i;
 }
@@ -718,8 +738,7 @@ VN_TARGET void quant_dw3_plane_vnni(const quant_dw_geom_t *g, const void *x, con
 /* 32 requantised bytes of row i (two vectors of sums x = acc + zt + rt +
  * b) into y, n of them; the rare doubtful vector through the double path */
 static inline __attribute__((always_inline)) void
-rqg_row(const quant_rq_gemm_t *g, int64_t i, __m512i x0, __m512i x1, __m512i order, int n,
-        uint8_t *y)
+rqg_row(const quant_rq_gemm_t *g, int64_t i, __m512i x0, __m512i x1, int n, uint8_t *y)
 {
     const float mf = g->mult[g->mult_vec ? i : 0];
     const int32_t b = g->bias ? g->bias[i] : 0;
@@ -731,25 +750,19 @@ rqg_row(const quant_rq_gemm_t *g, int64_t i, __m512i x0, __m512i x1, __m512i ord
     const __m512i x[2] = {x0, x1};
 #pragma GCC unroll 2
     for (int v = 0; v < 2; v++) {
-        const __m512 pf = _mm512_mul_ps(_mm512_cvtepi32_ps(x[v]), vm);
-        const __m512 d = _mm512_reduce_round_ps(pf, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC,
-                                                _MM_FROUND_NO_EXC);
-        bad[v] = _mm512_cmp_ps_mask(_mm512_abs_ps(d), near, _CMP_GE_OQ);
+        const __m512 pf = rq_product(x[v], vm, near, &bad[v]);
         q[v] = _mm512_add_epi32(_mm512_cvtps_epi32(pf), vz);
     }
-    if (!_kortestz_mask16_u8(bad[0], bad[1])) {
-        const __m512d vb = _mm512_set1_pd((double)b), vmd = _mm512_set1_pd((double)mf);
-        const __m512d vzd = _mm512_set1_pd((double)g->z);
-        const __m512d lo = _mm512_set1_pd(g->y_u8 ? 0.0 : -128.0);
-        const __m512d hi = _mm512_set1_pd(g->y_u8 ? 255.0 : 127.0);
-        const __m512i vbi = _mm512_set1_epi32(b);
+    if (!_kortestz_mask16_u8(bad[0], bad[1])) { /* the row's constants for the double path */
+        rq_consts_t c;
+        rq_setup(&c, (double)b, (double)mf, g->z, g->y_u8, QUANT_ACC_ANY);
 #pragma GCC unroll 2
         for (int v = 0; v < 2; v++) /* the sums without b, as rq_double takes them */
-            q[v] = rq_double(_mm512_sub_epi32(x[v], vbi), vb, vmd, vzd, lo, hi);
+            q[v] = rq_double(_mm512_sub_epi32(x[v], _mm512_set1_epi32(b)), c.vb, c.vm, c.vz,
+                             c.lo, c.hi);
     }
-    const __m512i w = _mm512_packs_epi32(q[0], q[1]);
-    const __m512i b8 = g->y_u8 ? _mm512_packus_epi16(w, w) : _mm512_packs_epi16(w, w);
-    const __m256i out = _mm512_castsi512_si256(_mm512_permutexvar_epi32(order, b8));
+    /* the two vectors' 32 bytes: the first half of the four-vector form's */
+    const __m256i out = _mm512_castsi512_si256(rq_pack4(q[0], q[1], q[0], q[1], g->y_u8));
     const __mmask32 k = n >= 32 ? ~(__mmask32)0 : (((__mmask32)1 << n) - 1);
     _mm256_mask_storeu_epi8(y, k, out);
 }
@@ -762,7 +775,7 @@ rqg_row(const quant_rq_gemm_t *g, int64_t i, __m512i x0, __m512i x1, __m512i ord
  * gives the column terms into zt. */
 static inline __attribute__((always_inline)) RQ_TARGET void
 rqg_panel(const quant_rq_gemm_t *g, int64_t p, const uint8_t *bp, int n, uint8_t *y,
-          int64_t ldy, __m512i order, __m512i zt[2], const int COLS, int store)
+          int64_t ldy, __m512i zt[2], const int COLS, int store)
 {
     const uint8_t *ap = g->ap + p * 14 * g->kcp;
     __m512i acc[14][2];
@@ -801,8 +814,7 @@ rqg_panel(const quant_rq_gemm_t *g, int64_t p, const uint8_t *bp, int n, uint8_t
                                 (uint32_t)(g->bias ? g->bias[i] : 0);
             const __m512i vrb = _mm512_set1_epi32((int32_t)rb);
             rqg_row(g, i, _mm512_add_epi32(_mm512_add_epi32(acc[r][0], zt[0]), vrb),
-                    _mm512_add_epi32(_mm512_add_epi32(acc[r][1], zt[1]), vrb), order, n,
-                    y + i * ldy);
+                    _mm512_add_epi32(_mm512_add_epi32(acc[r][1], zt[1]), vrb), n, y + i * ldy);
         }
     }
 }
@@ -810,15 +822,13 @@ rqg_panel(const quant_rq_gemm_t *g, int64_t p, const uint8_t *bp, int n, uint8_t
 RQ_TARGET void quant_rq_gemm_vnni(const quant_rq_gemm_t *g, const uint8_t *bp, int n, uint8_t *y,
                                   int64_t ldy, int64_t p0, int64_t p1)
 {
-    /* dword 4 j + v of the packed bytes holds vector v's elements 4 j .. 4 j + 3 */
-    const __m512i order = _mm512_set_epi32(15, 11, 7, 3, 14, 10, 6, 2, 13, 9, 5, 1, 12, 8, 4, 0);
     const int64_t last = (g->Mg + 13) / 14 - 1;
     __m512i zt[2] = {_mm512_setzero_si512(), _mm512_setzero_si512()};
     /* the last panel first: its ones row gives the column terms (its rows
      * are stored only when it is in [p0, p1)) */
-    rqg_panel(g, last, bp, n, y, ldy, order, zt, 1, last >= p0 && last < p1);
+    rqg_panel(g, last, bp, n, y, ldy, zt, 1, last >= p0 && last < p1);
     for (int64_t p = p0; p < p1 && p < last; p++)
-        rqg_panel(g, p, bp, n, y, ldy, order, zt, 0, 1);
+        rqg_panel(g, p, bp, n, y, ldy, zt, 0, 1);
 }
 
 #else
