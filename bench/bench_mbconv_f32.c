@@ -5,7 +5,12 @@
  * other (expansion GEMM into a full NHWC buffer, depthwise rows, indirect-A
  * projection), and of the three unfused convolutions as the model ran them
  * before (FusedConv's packed paths, NCHW depthwise). Usage: bench_mbconv_f32
- * [--threads T] [--only I] (I = the number of blocks: the stem form alone). Not a test: prints numbers, asserts nothing.
+ * [--threads T] [--only I] [--fused] [--cold] (I = the number of blocks: the
+ * stem form alone; --fused: the fused block and its stages only, for perf;
+ * --cold: the fused block and the two GEMM stages with their packed weights
+ * flushed from the caches before each call, medians of 41, as a model's
+ * weights come from memory once per run). Not a test: prints numbers,
+ * asserts nothing.
  */
 #include "base/alloc.h"
 #include "base/clock.h"
@@ -14,6 +19,7 @@
 #include "kernels/conv/mbconv.h"
 
 #include <float.h>
+#include <immintrin.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,6 +34,56 @@ static const shape_t shapes[] = {
     {64, 384, 96, 14, 1, 0}, {96, 576, 96, 14, 1, 1}, {96, 576, 160, 14, 2, 0},
     {160, 960, 160, 7, 1, 1}, {160, 960, 320, 7, 1, 0},
 };
+
+static int g_cold;  /* --cold: the packed weights flushed from the caches before each call */
+static int g_fused; /* --fused: the fused block alone (for perf) */
+
+static void flush(const void *p, size_t n)
+{
+    for (size_t o = 0; o < n; o += 64)
+        _mm_clflush((const char *)p + o);
+    _mm_mfence();
+}
+
+/* the fused block with its weights out of the caches (as in a model, whose
+ * weights pass through the caches once per run): median us of 41 calls */
+static double time_cold(const kctx_t *k, const conv_mb_params_t *p, const float *X,
+                        const void *w1p, size_t s1, const float *b1, const float *Wd,
+                        const float *bd, const void *w2p, size_t s2, const float *b2,
+                        const float *R, float *Y)
+{
+    double t[41];
+    for (int r = 0; r < 41; r++) {
+        flush(w1p, s1), flush(w2p, s2);
+        uint64_t t0 = base_now_ns();
+        conv_mb_f32(k, p, X, w1p, b1, Wd, bd, w2p, b2, R, Y);
+        t[r] = (double)(base_now_ns() - t0) / 1e3;
+    }
+    for (int a = 1; a < 41; a++)
+        for (int b = a; b > 0 && t[b] < t[b - 1]; b--) {
+            double x = t[b];
+            t[b] = t[b - 1], t[b - 1] = x;
+        }
+    return t[20];
+}
+
+/* median us of 41 runs of stmt, each after pre (not timed) */
+#define TIME_COLD(med, pre, stmt)                                                              \
+    do {                                                                                       \
+        double t_[41];                                                                         \
+        for (int r_ = 0; r_ < 41; r_++) {                                                      \
+            pre;                                                                               \
+            uint64_t t0_ = base_now_ns();                                                      \
+            stmt;                                                                              \
+            t_[r_] = (double)(base_now_ns() - t0_) / 1e3;                                      \
+        }                                                                                      \
+        for (int a_ = 1; a_ < 41; a_++)                                                        \
+            for (int b_ = a_; b_ > 0 && t_[b_] < t_[b_ - 1]; b_--) {                           \
+                double x_ = t_[b_];                                                            \
+                t_[b_] = t_[b_ - 1], t_[b_ - 1] = x_;                                          \
+            }                                                                                  \
+        med = t_[20];                                                                          \
+    } while (0)
 
 static float *rnd(int64_t n, float scale)
 {
@@ -102,9 +158,13 @@ static void bench_stem(const kctx_t *k)
     conv_mb_pack(p.M, p.E, W2, w2p, s2);
     const int reps = 20;
     double tf = 1e30;
-    TIME(tf, reps, conv_mb_f32(k, &p, X, w1p, b1, Wd, bd, w2p, b2, NULL, Y));
-    double u[3];
-    time_unfused(k, &p, X, W1, b1, Wd, bd, W2, b2, NULL, Y, u);
+    if (g_cold)
+        tf = time_cold(k, &p, X, w1p, s1, b1, Wd, bd, w2p, s2, b2, NULL, Y);
+    else
+        TIME(tf, reps, conv_mb_f32(k, &p, X, w1p, b1, Wd, bd, w2p, b2, NULL, Y));
+    double u[3] = {0, 0, 0};
+    if (!g_fused)
+        time_unfused(k, &p, X, W1, b1, Wd, bd, W2, b2, NULL, Y, u);
     printf("%-24s %8.1f %8s %8s %8s %8.1f %8.1f %8.1f %8.1f\n", "stem 3>32>16 224 3x3/2", tf,
            "", "", "", u[0] + u[1] + u[2], u[0], u[1], u[2]);
     base_aligned_free(X), base_aligned_free(W1), base_aligned_free(W2), base_aligned_free(Wd);
@@ -120,6 +180,10 @@ int main(int argc, char **argv)
             threads = atoi(argv[++a]);
         else if (!strcmp(argv[a], "--only") && a + 1 < argc)
             only = atoi(argv[++a]);
+        else if (!strcmp(argv[a], "--cold"))
+            g_cold = 1;
+        else if (!strcmp(argv[a], "--fused"))
+            g_fused = 1;
     }
     base_pool_t *pool = NULL;
     if (threads > 1 && base_pool_create(threads, &pool) != CAIRN_OK)
@@ -151,7 +215,10 @@ int main(int argc, char **argv)
         conv_mb_pack(p.M, p.E, W2, w2p, s2);
         const int reps = 20;
         double tf = 1e30, te = 1e30, td = 1e30, tp = 1e30;
-        TIME(tf, reps, conv_mb_f32(&k, &p, X, w1p, b1, Wd, bd, w2p, b2, R, Y));
+        if (g_cold)
+            tf = time_cold(&k, &p, X, w1p, s1, b1, Wd, bd, w2p, s2, b2, R, Y);
+        else
+            TIME(tf, reps, conv_mb_f32(&k, &p, X, w1p, b1, Wd, bd, w2p, b2, R, Y));
         /* the stages whole-plane */
         float *E = rnd(p.E * HW, 1), *D = rnd(p.E * OHW, 1), *wt = rnd(9 * p.E, 1);
         float *zero = calloc((size_t)(p.W * p.E), 4);
@@ -162,7 +229,12 @@ int main(int argc, char **argv)
             off[c] = c;
         gemm_epilogue_t e1 = {GEMM_BIAS_COL, b1, GEMM_ACT_CLIP, 0, 6, 1.0f, NULL, 0, 0, 0, 0};
         gemm_epilogue_t e3 = {GEMM_BIAS_ROW, b2, GEMM_ACT_NONE, 0, 0, 1.0f, R, OHW, 0, 0, 0};
-        TIME(te, reps, gemm_f32_packed(&k, 1, HW, p.E, p.C, 1.0f, X, HW, w1p, 0.0f, E, p.E, &e1));
+        if (g_cold)
+            TIME_COLD(te, flush(w1p, s1),
+                      gemm_f32_packed(&k, 1, HW, p.E, p.C, 1.0f, X, HW, w1p, 0.0f, E, p.E, &e1));
+        else
+            TIME(te, reps,
+                 gemm_f32_packed(&k, 1, HW, p.E, p.C, 1.0f, X, HW, w1p, 0.0f, E, p.E, &e1));
         conv_dwc_row_fn row = conv_dwc_row_select(NULL);
         TIME(td, reps, for (int64_t oh = 0; oh < p.OH; oh++) {
             const float *rows[3];
@@ -173,15 +245,19 @@ int main(int argc, char **argv)
             row(rows, p.W, p.E, 0, p.E, 3, p.stride, wt, bd, 0, 6, D + oh * p.OW * p.E, p.OW);
         });
         gemm_inda_t ia = {D, pix, OHW, off};
-        TIME(tp, reps, gemm_f32_packed_inda(&k, p.M, p.E, w2p, &ia, Y, OHW, &e3));
+        if (g_cold)
+            TIME_COLD(tp, flush(w2p, s2), gemm_f32_packed_inda(&k, p.M, p.E, w2p, &ia, Y, OHW, &e3));
+        else
+            TIME(tp, reps, gemm_f32_packed_inda(&k, p.M, p.E, w2p, &ia, Y, OHW, &e3));
         /* tried and dropped (2026-12-03, Zen 2, 1 thread): the expansion by
          * indirect A (X^T gathered in place, not packed; 1.1-1.6x slower
          * than packing X^T), the projection with W2 as a packed A and D^T
          * packed per call (faster than indirect A only at M = 24, still
          * slower than the unfused NCHW GEMM) */
         /* unfused: the three convolutions with packed weights */
-        double u[3];
-        time_unfused(&k, &p, X, W1, b1, Wd, bd, W2, b2, R, Y, u);
+        double u[3] = {0, 0, 0};
+        if (!g_fused)
+            time_unfused(&k, &p, X, W1, b1, Wd, bd, W2, b2, R, Y, u);
         char name[48];
         snprintf(name, sizeof name, "%lld>%lld>%lld %lld s%lld%s", (long long)p.C, (long long)p.E,
                  (long long)p.M, (long long)p.H, (long long)p.stride, s->res ? " +r" : "");
