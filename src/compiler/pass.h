@@ -67,6 +67,13 @@ cairn_status_t pass_fuse_eltwise(ir_graph_t *g, const pass_ctx_t *c);
 /* Weight pre-packing: FusedMatMul / MatMul with a constant 2-D f32 B get B
  * packed for the GEMM micro-kernels once, now. */
 cairn_status_t pass_prepack(ir_graph_t *g, const pass_ctx_t *c);
+/* Constant placement: the constants the nodes read, moved into one
+ * mapping on 2 MiB pages in the order the nodes first read them (place.c).
+ * Runs last. */
+cairn_status_t pass_place(ir_graph_t *g, const pass_ctx_t *c);
+/* pass_place's work on graphs whose movable constants come to at least
+ * min_bytes (the pass: 2 MiB; tests give less). */
+cairn_status_t compiler_place_constants(ir_graph_t *g, size_t min_bytes);
 
 typedef struct pass_def {
     const char *name;

@@ -10,7 +10,8 @@
  * attention chains as one FusedAttention (before GEMM fusion, which would
  * take its MatMuls), then the elementwise chains no epilogue took as one
  * FusedElementwise each, then pre-packing of what remains a GEMM with a
- * constant B. After each pass the graph must still verify; a
+ * constant B, and last the constants placed together on huge pages. After
+ * each pass the graph must still verify; a
  * pass that breaks it is a cairn bug, reported as CAIRN_ERR_INTERNAL.
  */
 #include "compiler/pass.h"
@@ -25,7 +26,7 @@ static const pass_def_t pipeline[] = {
     {"fuse_mbconv", pass_fuse_mbconv},
     {"fuse_attention", pass_fuse_attention},
     {"fuse_gemm", pass_fuse_gemm}, {"fuse_eltwise", pass_fuse_eltwise},
-    {"prepack", pass_prepack},
+    {"prepack", pass_prepack},   {"place", pass_place},
 };
 #define N_PASSES ((int)(sizeof pipeline / sizeof pipeline[0]))
 
@@ -47,7 +48,7 @@ static const char *pass_list(void)
 {
     return "fuse_qdq, fold, dce, canonicalize, fold_bn, fuse_conv, fuse_mbconv, fuse_attention, fuse_gemm, "
            "fuse_eltwise, "
-           "prepack";
+           "prepack, place";
 }
 
 /* Marks in sel[] the passes the selection text names. */

@@ -5,6 +5,7 @@
 #include "ir/op_table.h"
 
 #include <stdatomic.h>
+#include <stdint.h>
 #include <sys/mman.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -53,10 +54,12 @@ ir_blob_t *ir_blob_adopt(void *data, size_t bytes)
     b->size = bytes;
     b->data = data;
     b->mapped = 0;
+    b->map_len = 0;
+    b->parent = NULL;
     return b;
 }
 
-#define IR_BLOB_MAP_MIN ((size_t)1 << 20)
+#define IR_BLOB_MAP_MIN ((size_t)64 << 10)
 
 ir_blob_t *ir_blob_alloc(size_t bytes)
 {
@@ -78,6 +81,59 @@ ir_blob_t *ir_blob_alloc(size_t bytes)
     b->size = bytes;
     b->data = p; /* page-aligned */
     b->mapped = 1;
+    b->map_len = bytes;
+    b->parent = NULL;
+    return b;
+}
+
+ir_blob_t *ir_blob_alloc_huge(size_t bytes)
+{
+    const size_t huge = (size_t)2 << 20, page = 4096;
+    const size_t len = (bytes ? bytes : 1) + page - 1 - ((bytes ? bytes : 1) + page - 1) % page;
+    if (len > SIZE_MAX - huge)
+        return NULL;
+    ir_blob_t *b = malloc(sizeof *b);
+    if (!b)
+        return NULL;
+    /* map a huge page more than needed and unmap what lies before the
+     * first 2 MiB boundary and after the blob */
+    char *p = mmap(NULL, len + huge, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED) {
+        free(b);
+        return NULL;
+    }
+    char *a = (char *)(((uintptr_t)p + huge - 1) & ~(uintptr_t)(huge - 1));
+    if (a > p)
+        munmap(p, (size_t)(a - p));
+    if (p + len + huge > a + len)
+        munmap(a + len, (size_t)(p + len + huge - (a + len)));
+#if defined(MADV_HUGEPAGE)
+    if (base_huge_pages())
+        (void)madvise(a, len, MADV_HUGEPAGE);
+#endif
+    atomic_init(&b->refs, 1);
+    b->size = bytes;
+    b->data = a;
+    b->mapped = 1;
+    b->map_len = len;
+    b->parent = NULL;
+    return b;
+}
+
+ir_blob_t *ir_blob_view(ir_blob_t *parent, size_t offset, size_t bytes)
+{
+    if (!parent || offset > parent->size || bytes > parent->size - offset ||
+        offset % BASE_ALIGN != 0)
+        return NULL;
+    ir_blob_t *b = malloc(sizeof *b);
+    if (!b)
+        return NULL;
+    atomic_init(&b->refs, 1);
+    b->size = bytes;
+    b->data = (char *)parent->data + offset;
+    b->mapped = 0;
+    b->map_len = 0;
+    b->parent = ir_blob_ref(parent);
     return b;
 }
 
@@ -92,8 +148,10 @@ void ir_blob_unref(ir_blob_t *b)
 {
     /* acq_rel: every holder's reads of the bytes happen before the free */
     if (b && atomic_fetch_sub_explicit(&b->refs, 1, memory_order_acq_rel) == 1) {
-        if (b->mapped)
-            munmap(b->data, b->size);
+        if (b->parent)
+            ir_blob_unref(b->parent);
+        else if (b->mapped)
+            munmap(b->data, b->map_len);
         else
             base_aligned_free(b->data);
         free(b);

@@ -1003,6 +1003,117 @@ static void test_convint_bad_packed(void)
     }
 }
 
+/* Constant placement (place.c). On an IR graph of three constants read in
+ * the order W1, b1, W2 and a fourth value sharing W1's blob: each becomes a
+ * view of one 2 MiB-aligned mapping at increasing offsets in that order,
+ * with the same bytes, W1's two values sharing one view; a blob a cloned
+ * graph also holds stays where it is until the clone is gone; a second run
+ * and a threshold above the total move nothing. Then a session with the
+ * pass (a 2 MiB packed weight, over the pass's threshold) against one
+ * without. */
+/* x -> MatMul W1 -> Add b1 -> MatMul W2, as an IR graph that alone holds
+ * its constants (the API graph it was cloned from is gone) */
+static ir_graph_t *place_graph(void)
+{
+    cairn_graph_t *g;
+    CHECK_OK(cairn_graph_create(&g));
+    int64_t dx[2] = {4, 16}, dw1[2] = {16, 32}, db[1] = {32}, dw2[2] = {32, 8};
+    cairn_value_id x;
+    CHECK_OK(cairn_graph_add_input(g, "x", CAIRN_F32, 2, dx, NULL, &x));
+    /* made in the other order than the nodes read them */
+    cairn_value_id w2 = tensor(g, "W2", 2, dw2, 13, -1, 1), b1 = tensor(g, "b1", 1, db, 12, -1, 1);
+    cairn_value_id h = bin(g, "MatMul", "mm1", x, tensor(g, "W1", 2, dw1, 11, -1, 1));
+    h = bin(g, "Add", "add1", h, b1);
+    h = bin(g, "MatMul", "mm2", h, w2);
+    CHECK_OK(cairn_graph_mark_output(g, h));
+    ir_graph_t *c = compiled(g, "none");
+    cairn_graph_destroy(g);
+    return c;
+}
+
+static void test_place(void)
+{
+    ir_graph_t *c = place_graph();
+    const char *names[3] = {"W1", "b1", "W2"};
+    int ids[3];
+    void *orig[3];
+    for (int i = 0; i < 3; i++) {
+        ids[i] = ir_graph_find_value(c, names[i]);
+        CHECK(ids[i] >= 0 && c->values[ids[i]].blob);
+        if (ids[i] < 0)
+            return;
+        orig[i] = malloc(c->values[ids[i]].data_bytes);
+        memcpy(orig[i], c->values[ids[i]].data, c->values[ids[i]].data_bytes);
+    }
+    int shared = -1;
+    CHECK_OK(ir_graph_add_constant_blob(c, "W1_again", &c->values[ids[0]].type,
+                                        c->values[ids[0]].blob, &shared));
+    /* held by a clone too: nothing can move */
+    ir_graph_t *clone = NULL;
+    CHECK_OK(ir_graph_clone(c, &clone));
+    ir_blob_t *before[3];
+    for (int i = 0; i < 3; i++)
+        before[i] = c->values[ids[i]].blob;
+    CHECK_OK(compiler_place_constants(c, 0));
+    for (int i = 0; i < 3; i++)
+        CHECK(c->values[ids[i]].blob == before[i] && !before[i]->parent);
+    ir_graph_destroy(clone);
+    CHECK_OK(compiler_place_constants(c, 1000000)); /* over the total: nothing */
+    for (int i = 0; i < 3; i++)
+        CHECK(c->values[ids[i]].blob == before[i]);
+    CHECK_OK(compiler_place_constants(c, 0)); /* now all three move */
+    const ir_blob_t *arena = c->values[ids[0]].blob->parent;
+    CHECK(arena && c->values[shared].blob == c->values[ids[0]].blob);
+    CHECK(arena && ((uintptr_t)arena->data & (((uintptr_t)2 << 20) - 1)) == 0);
+    for (int i = 0; i < 3; i++) {
+        const ir_value_t *v = &c->values[ids[i]];
+        CHECK(v->blob->parent == arena);
+        CHECK(v->data == v->blob->data && v->data_bytes == v->blob->size);
+        CHECK(memcmp(v->data, orig[i], v->data_bytes) == 0);
+        CHECK((uintptr_t)v->data % 64 == 0);
+    }
+    /* a fresh graph: one mapping in reading order W1, b1, W2 */
+    ir_graph_destroy(c);
+    c = place_graph();
+    CHECK_OK(compiler_place_constants(c, 0));
+    const ir_value_t *w1 = &c->values[ir_graph_find_value(c, "W1")];
+    const ir_value_t *b1 = &c->values[ir_graph_find_value(c, "b1")];
+    const ir_value_t *w2 = &c->values[ir_graph_find_value(c, "W2")];
+    CHECK(w1->blob->parent && w1->blob->parent == b1->blob->parent &&
+          b1->blob->parent == w2->blob->parent);
+    CHECK((char *)w1->data == (char *)w1->blob->parent->data &&
+          (char *)b1->data == (char *)w1->data + 16 * 32 * 4 &&
+          (char *)w2->data == (char *)b1->data + 32 * 4);
+    ir_blob_t *again = w1->blob;
+    CHECK_OK(compiler_place_constants(c, 0)); /* placed already: stays */
+    CHECK(w1->blob == again);
+    /* views out of range or misaligned */
+    CHECK(ir_blob_view(again->parent, again->parent->size, 1) == NULL);
+    CHECK(ir_blob_view(again->parent, 8, 4) == NULL);
+    ir_graph_destroy(c);
+    for (int i = 0; i < 3; i++)
+        free(orig[i]);
+
+    /* in a session: a 512 x 1024 weight, packed (2 MiB and more) */
+    cairn_graph_t *g;
+    CHECK_OK(cairn_graph_create(&g));
+    int64_t dx2[2] = {3, 512}, dw[2] = {512, 1024};
+    cairn_value_id x;
+    CHECK_OK(cairn_graph_add_input(g, "x", CAIRN_F32, 2, dx2, NULL, &x));
+    cairn_value_id h = bin(g, "MatMul", "mm", x, tensor(g, "W", 2, dw, 14, -0.1, 0.1));
+    h = node(g, "Relu", "relu", &h, 1, NULL, 0);
+    CHECK_OK(cairn_graph_mark_output(g, h));
+    c = compiled(g, "fuse_gemm,prepack,place");
+    const ir_node_t *n = find_op(c, IR_OP_FusedMatMul);
+    CHECK(n && ir_attr_i(n, FUSED_MM_PACKED) == 1 && c->values[n->inputs[1]].blob &&
+          c->values[n->inputs[1]].blob->parent);
+    ir_graph_destroy(c);
+    int64_t dims[1][CAIRN_MAX_RANK] = {{3, 512}};
+    int ranks[1] = {2};
+    compare_runs(g, "fuse_gemm,prepack,place", 1, dims, ranks, 1e-5);
+    cairn_graph_destroy(g);
+}
+
 int main(void)
 {
     test_fold_dce();
@@ -1056,6 +1167,7 @@ int main(void)
     test_fuse_qdq_conv_q(1, 0, 0);
     test_fuse_qdq_conv_q(0, 1, 0);
     test_convint_bad_packed();
+    test_place();
     test_selection_errors();
     return check_finish("test_compiler_passes");
 }
