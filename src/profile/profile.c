@@ -172,10 +172,19 @@ static int cmp_op_ms(const void *a, const void *b)
     return (x->ms < y->ms) - (x->ms > y->ms);
 }
 
+int profile_step_int8(const profile_step_t *s)
+{
+    static const char *const ops[] = {"FusedConvInteger", "FusedMatMulInteger", "MatMulInteger",
+                                      "ConvInteger",      "QLinearConv",        "QLinearMatMul"};
+    for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++)
+        if (!strcmp(s->op, ops[i]))
+            return 1;
+    return 0;
+}
+
 int profile_derive(profile_analysis_t *a)
 {
     const profile_roof_t *roof = &a->roof;
-    double ridge = roof->peak_gbs > 0 ? roof->peak_gflops / roof->peak_gbs : 0;
     a->total_ms = 0;
     for (int i = 0; i < a->n_rows; i++)
         a->total_ms += a->rows[i].ms;
@@ -191,13 +200,16 @@ int profile_derive(profile_analysis_t *a)
         r->gflops = s > 0 ? r->step.flops / s * 1e-9 : 0;
         r->gbs = s > 0 ? r->step.bytes / s * 1e-9 : 0;
         r->intensity = r->step.bytes > 0 ? r->step.flops / r->step.bytes : 0;
+        r->peak = profile_step_int8(&r->step) && roof->peak_int8_gops > 0 ? roof->peak_int8_gops
+                                                                          : roof->peak_gflops;
+        const double ridge = roof->peak_gbs > 0 ? r->peak / roof->peak_gbs : 0;
         r->memory_bound = r->intensity < ridge;
         /* memory-bound: attainable = intensity * bandwidth, so the fraction
          * of it reached is simply achieved GB/s over the bandwidth roof */
         if (r->memory_bound)
             r->frac = roof->peak_gbs > 0 ? r->gbs / roof->peak_gbs : 0;
         else
-            r->frac = roof->peak_gflops > 0 ? r->gflops / roof->peak_gflops : 0;
+            r->frac = r->peak > 0 ? r->gflops / r->peak : 0;
         int k = 0;
         while (k < a->n_ops && strcmp(a->ops[k].op, r->step.op))
             k++;
@@ -314,8 +326,7 @@ static void rule_small_gemm(profile_analysis_t *a)
     for (int i = 0; i < a->n_rows; i++) {
         const profile_row_t *r = &a->rows[i];
         if (!is_gemm(r->step.op) || r->step.m <= 0 || r->step.m > PROFILE_SMALL_M ||
-            r->share < PROFILE_MIN_SHARE || a->roof.peak_gflops <= 0 ||
-            r->gflops / a->roof.peak_gflops >= PROFILE_GEMM_FAR)
+            r->share < PROFILE_MIN_SHARE || r->peak <= 0 || r->gflops / r->peak >= PROFILE_GEMM_FAR)
             continue;
         count++;
         share += r->share;
@@ -332,7 +343,7 @@ static void rule_small_gemm(profile_analysis_t *a)
                "requests together).",
                count, count > 1 ? "s" : "", PROFILE_SMALL_M, count > 1 ? "" : "s", 100 * share,
                w->step.name, (long long)w->step.m, w->gflops,
-               100 * w->gflops / a->roof.peak_gflops, a->roof.peak_gflops);
+               100 * w->gflops / w->peak, w->peak);
 }
 
 static void rule_moves(profile_analysis_t *a)

@@ -31,7 +31,11 @@
 typedef struct profile_roof {
     double peak_gflops; /* f32 compute roof */
     double peak_gbs;    /* memory bandwidth roof */
+    double peak_int8_gops; /* int8 dot-product roof for the 8-bit steps
+                              (profile_step_int8); 0: unknown, they are then
+                              held to peak_gflops */
 } profile_roof_t;
+
 
 /* What a step is: fixed when the plan is built. */
 typedef struct profile_step {
@@ -45,6 +49,12 @@ typedef struct profile_step {
     int uses_prev;       /* reads a value the previous step wrote */
     double out_bytes;    /* bytes of its outputs */
 } profile_step_t;
+
+/* 1 when the step's multiply-adds run on the int8 kernels (u8 x s8 -> s32:
+ * FusedConvInteger, FusedMatMulInteger, MatMulInteger, ConvInteger,
+ * QLinearConv, QLinearMatMul), whose roof is the int8 one: their op counts
+ * over the f32 peak read 200-300 % (ResNet-50's 8-bit convolutions). */
+int profile_step_int8(const profile_step_t *s);
 
 typedef struct profile {
     int n_steps, threads;
@@ -96,6 +106,7 @@ typedef struct profile_row {
     double gflops, gbs, intensity; /* intensity: FLOP per byte */
     int memory_bound;     /* under the roof, memory is the limit */
     double frac;          /* achieved / the bound's attainable rate */
+    double peak;          /* the compute roof it is held to (f32 or int8) */
     double ctr[PC_N];     /* mean per iteration */
 } profile_row_t;
 

@@ -55,6 +55,15 @@ static void trunc_copy(char *dst, size_t cap, const char *src)
 
 /* ---- text ---- */
 
+/* any step held to the int8 roof */
+static int has_int8(const profile_analysis_t *a)
+{
+    for (int i = 0; i < a->n_rows; i++)
+        if (a->rows[i].peak != a->roof.peak_gflops)
+            return 1;
+    return 0;
+}
+
 void profile_report_text(FILE *f, const profile_analysis_t *a, const report_meta_t *m)
 {
     fprintf(f, "model %s: %d steps, %d threads, isa %s, %d profiled runs\n", m->model,
@@ -62,6 +71,10 @@ void profile_report_text(FILE *f, const profile_analysis_t *a, const report_meta
     fprintf(f, "roofs %.1f GFLOP/s, %.1f GB/s (ridge %.2f FLOP/B; %s)\n", a->roof.peak_gflops,
             a->roof.peak_gbs, a->roof.peak_gbs > 0 ? a->roof.peak_gflops / a->roof.peak_gbs : 0,
             m->roof_source ? m->roof_source : "given");
+    if (a->roof.peak_int8_gops > 0 && has_int8(a))
+        fprintf(f, "      8-bit steps (int8 kernels): %.1f GOP/s (ridge %.2f OP/B)\n",
+                a->roof.peak_int8_gops,
+                a->roof.peak_gbs > 0 ? a->roof.peak_int8_gops / a->roof.peak_gbs : 0);
     fprintf(f, "\n%3s  %-30s %-18s %-6s %9s %6s %8s %7s %7s %-6s %6s", "#", "step", "op",
             "kernel", "ms", "%", "GFLOP/s", "GB/s", "FLOP/B", "bound", "%roof");
     if (a->counters)
@@ -144,6 +157,8 @@ void profile_report_json(FILE *f, const profile_analysis_t *a, const report_meta
     base_json_number(f, a->roof.peak_gflops);
     fprintf(f, ",\"peak_gbs\":");
     base_json_number(f, a->roof.peak_gbs);
+    fprintf(f, ",\"peak_int8_gops\":");
+    base_json_number(f, a->roof.peak_int8_gops);
     fprintf(f, ",\"source\":");
     base_json_string(f, m->roof_source);
     fprintf(f, "},\"total_ms\":");
@@ -374,6 +389,15 @@ static void roofline_svg(FILE *f, const profile_analysis_t *a)
     fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" fill=\"#c00\" text-anchor=\"end\">memory %.1f GB/s"
                "</text>\n",
             PX(ridge) - 6, PY(pk) - 6, bw);
+    if (a->roof.peak_int8_gops > 0 && has_int8(a) && a->roof.peak_int8_gops < ymax) {
+        /* the 8-bit steps' ceiling (their GOP/s are plotted as GFLOP/s) */
+        const double p8 = a->roof.peak_int8_gops, r8 = p8 / bw;
+        fprintf(f, "<polyline fill=\"none\" stroke=\"#c00\" stroke-dasharray=\"6,4\" "
+                   "points=\"%.1f,%.1f %.1f,%.1f %.1f,%.1f\"/>\n",
+                PX(ridge), PY(pk), PX(r8), PY(p8), PX(xmax), PY(p8));
+        fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" fill=\"#c00\">int8 %.1f GOP/s</text>\n",
+                PX(r8) + 6, PY(p8) - 6, p8);
+    }
     for (int i = 0; i < a->n_rows; i++) {
         const profile_row_t *r = &a->rows[i];
         if (!(r->intensity > 0 && r->gflops > 0))
@@ -441,9 +465,12 @@ void profile_report_html(FILE *f, const profile_t *p, const profile_analysis_t *
                "td.l,th.l{text-align:left}</style></head><body>\n<h1>cairn profile: ");
     html_str(f, m->model);
     fprintf(f, "</h1>\n<p>%d steps, %d threads, isa %s, %d profiled runs; total %.4f ms per run. "
-               "Roofs: %.1f GFLOP/s, %.1f GB/s (",
+               "Roofs: %.1f GFLOP/s, %.1f GB/s",
             a->n_rows, a->threads, m->isa ? m->isa : "?", a->iters, a->total_ms,
             a->roof.peak_gflops, a->roof.peak_gbs);
+    if (a->roof.peak_int8_gops > 0 && has_int8(a))
+        fprintf(f, ", int8 %.1f GOP/s for the 8-bit steps", a->roof.peak_int8_gops);
+    fprintf(f, " (");
     html_str(f, m->roof_source ? m->roof_source : "given");
     fprintf(f, ").</p>\n<h2>Roofline</h2>\n");
     roofline_svg(f, a);

@@ -158,7 +158,7 @@ static void test_outputs(void)
     if (!run_profiled(&m, p, iters))
         goto done;
     CHECK(p->iters == iters && p->threads == 2);
-    profile_roof_t roof = {100.0, 10.0};
+    profile_roof_t roof = {100.0, 10.0, 0.0};
     profile_analysis_t a;
     CHECK(profile_analyze(p, &roof, &a));
     report_meta_t meta = {"test<model>", "ref", "given", NULL};
@@ -236,7 +236,7 @@ static void test_counter_fallback(void)
     profile_t *p = profile_create(1);
     if (run_profiled(&m, p, 2)) {
         CHECK(p->pc_tried && !p->counters && p->iters == 2);
-        profile_roof_t roof = {100.0, 10.0};
+        profile_roof_t roof = {100.0, 10.0, 0.0};
         profile_analysis_t a;
         CHECK(profile_analyze(p, &roof, &a));
         CHECK(!a.counters && a.ctr_total[PC_CYCLES] == 0);
@@ -406,6 +406,36 @@ static void test_advice(void)
     CHECK(profile_derive(&a) && profile_advise(&a) == 0);
     CHECK(!a.rows[0].memory_bound && a.rows[1].memory_bound);
     CHECK(fabs(a.rows[0].frac - 0.8) < 1e-9 && fabs(a.rows[1].frac - 0.8) < 1e-9);
+    free(a.ops);
+
+    /* 8-bit steps are held to the int8 roof where it is known: 240 GOP/s
+     * of 400 (ridge 40 OP/B), not 240 % of the f32 100; an f32 step beside
+     * them keeps the f32 roof; without the int8 roof, the f32 one */
+    const char *int8_ops[] = {"FusedConvInteger", "FusedMatMulInteger", "MatMulInteger",
+                              "ConvInteger",      "QLinearConv",        "QLinearMatMul"};
+    for (int k = 0; k < 6; k++) {
+        setup(&a, rows, thr);
+        a.roof.peak_int8_gops = 400;
+        row(&a, int8_ops[k], 1.0, 2.4e8, 4e6); /* 60 OP/B: compute-bound */
+        row(&a, "MatMul", 1.0, 8e7, 1e6);
+        row(&a, int8_ops[k], 1.0, 2e8, 1e7); /* 20 OP/B: under the int8 ridge */
+        CHECK(profile_derive(&a));
+        CHECK_MSG(!a.rows[0].memory_bound && fabs(a.rows[0].frac - 0.6) < 1e-9 &&
+                      a.rows[0].peak == 400,
+                  "%s: frac %g", int8_ops[k], a.rows[0].frac);
+        CHECK(fabs(a.rows[1].frac - 0.8) < 1e-9 && a.rows[1].peak == 100);
+        CHECK(a.rows[2].memory_bound && fabs(a.rows[2].frac - 1.0) < 1e-9);
+        free(a.ops);
+        a.ops = NULL;
+    }
+    setup(&a, rows, thr);
+    row(&a, "FusedConvInteger", 1.0, 2.4e8, 4e6);
+    row(&a, "QuantizeLinear", 1.0, 1e6, 1e6); /* not a product: f32 roof */
+    CHECK(profile_derive(&a) && a.rows[0].peak == 100 && fabs(a.rows[0].frac - 2.4) < 1e-9);
+    free(a.ops);
+    a.ops = NULL;
+    a.roof.peak_int8_gops = 400;
+    CHECK(profile_derive(&a) && a.rows[1].peak == 100);
     free(a.ops);
 }
 

@@ -210,8 +210,9 @@ static int prof_parse(int argc, char **argv, prof_opts_t *o)
 
 
 /* The roofs for `threads`: the calibrated f32 peak (the ymm rate when the
- * ISA in use stops below AVX-512) and memory bandwidth (triad, else copy),
- * from the machine file or a quick calibration run now. */
+ * ISA in use stops below AVX-512), the int8 one for the 8-bit steps and
+ * memory bandwidth (triad, else copy), from the machine file or a quick
+ * calibration run now. */
 static int get_roof(const prof_opts_t *o, int threads, cairn_isa_t isa, profile_roof_t *out,
                     char *src, size_t cap)
 {
@@ -222,6 +223,8 @@ static int get_roof(const prof_opts_t *o, int threads, cairn_isa_t isa, profile_
     int ymm = isa < CAIRN_ISA_AVX512 && r.f32_ymm_gflops > 0;
     out->peak_gflops = ymm ? r.f32_ymm_gflops : r.f32_gflops;
     out->peak_gbs = r.triad_gbs > 0 ? r.triad_gbs : r.copy_gbs;
+    /* the int8 rate only where the kernels in use reach it (AVX-512 VNNI) */
+    out->peak_int8_gops = isa >= CAIRN_ISA_AVX512 ? r.s8_gops : 0;
     snprintf(src, cap, "calibrated, %d thread%s, f32 %s: %s", threads, threads > 1 ? "s" : "",
              ymm ? "ymm" : "best", where);
     return 1;
