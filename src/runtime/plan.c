@@ -662,6 +662,11 @@ void plan_step_kernel(const plan_step_t *st, char *buf, size_t cap)
         /* the vectorised 2-D planes (global average: any rank); other
          * geometries fall back to the reference inside the kernel */
         snprintf(buf, cap, "pool %s", kpool_f32_variant_name());
+    } else if (n->op == IR_OP_MaxPool && n->n_outputs == 1 && st->n_in > 0 &&
+               (st->in[0].dtype == CAIRN_U8 || st->in[0].dtype == CAIRN_I8) &&
+               base_isa_select(CAIRN_ISA_AUTO) >= CAIRN_ISA_AVX2) {
+        /* kpool_max_8bit_fast; other geometries take the reference inside */
+        snprintf(buf, cap, "pool 8-bit avx2");
     } else if (n->op == IR_OP_RMSNormalization && rms_fast(st)) {
         snprintf(buf, cap, "rmsnorm %s", knorm_f32_select()->name);
     } else if (n->op == IR_OP_FusedMatMulInteger && st->n_in > 0 && st->in[0].rank >= 1) {

@@ -2,12 +2,91 @@
  * general N-d kernel (taken when indices are asked for): bit-identical on
  * random geometries, with NaNs, signed zeros, padding and ceil-mode edges. */
 #include "check.h"
+#include "base/threadpool.h"
 #include "kernels/pool/pool.h"
 
 static int same_bits(float a, float b) { return memcmp(&a, &b, sizeof a) == 0; }
 
+/* The 8-bit 2-D rows (kpool_max_8bit_fast: u8, and i8 flipped; stride 1
+ * and 2, other strides the scalar rows) against the N-d kernel, on widths
+ * around the 32-byte vectors (the last part vector overlapping the one
+ * before), bytes over the whole range with runs of the extremes, pads up
+ * to the window less one, floor and ceil sizes; a large case on 2
+ * threads. */
+static void test_8bit(void)
+{
+    check_rng_t r = {8};
+    base_pool_t *pool = NULL;
+    CHECK_OK(base_pool_create(2, &pool));
+    int cases = 0;
+    for (int it = 0; it < 500; it++) {
+        const cairn_dtype_t t = it % 2 ? CAIRN_I8 : CAIRN_U8;
+        const int big = it % 50 == 49;
+        int64_t N = 1 + (int64_t)(check_rng_next(&r) % 2), C = 1 + (int64_t)(check_rng_next(&r) % 3);
+        int64_t H = 1 + (int64_t)(check_rng_next(&r) % 20);
+        int64_t W = 1 + (int64_t)(check_rng_next(&r) % 150);
+        if (big)
+            C = 64, H = 112, W = 112;
+        kpool_params_t p;
+        memset(&p, 0, sizeof p);
+        p.nsp = 2;
+        int64_t out[2];
+        int ok = 1;
+        for (int d = 0; d < 2; d++) {
+            int64_t in = d ? W : H;
+            p.kernel[d] = big ? 3 : 1 + (int64_t)(check_rng_next(&r) % 5);
+            p.stride[d] = big ? 2 : 1 + (int64_t)(check_rng_next(&r) % 3);
+            p.dilation[d] = 1;
+            p.pad_begin[d] = big ? 1 : (int64_t)(check_rng_next(&r) % (uint64_t)p.kernel[d]);
+            p.pad_end[d] = big ? 1 : (int64_t)(check_rng_next(&r) % (uint64_t)p.kernel[d]);
+            int64_t span = in + p.pad_begin[d] + p.pad_end[d] - p.kernel[d];
+            if (span < 0) {
+                ok = 0;
+                break;
+            }
+            out[d] = (check_rng_next(&r) & 1) ? span / p.stride[d] + 1
+                                               : (span + p.stride[d] - 1) / p.stride[d] + 1;
+            if ((out[d] - 1) * p.stride[d] - p.pad_begin[d] >= in)
+                out[d]--;
+        }
+        if (!ok)
+            continue;
+        cases++;
+        int64_t nx = N * C * H * W, ny = N * C * out[0] * out[1];
+        uint8_t *x = malloc((size_t)nx), *y1 = malloc((size_t)ny), *y2 = malloc((size_t)ny);
+        int64_t *ind = malloc((size_t)ny * sizeof *ind);
+        const uint8_t lo = t == CAIRN_I8 ? 0x80 : 0x00, hi = t == CAIRN_I8 ? 0x7f : 0xff;
+        for (int64_t i = 0; i < nx; i++) {
+            uint64_t u = check_rng_next(&r);
+            x[i] = u % 7 == 0 ? lo : u % 11 == 0 ? hi : (uint8_t)(u >> 8);
+        }
+        memset(y1, 0x5a, (size_t)ny), memset(y2, 0xa5, (size_t)ny);
+        ktensor_t xt = {t, 4, {N, C, H, W}, x};
+        ktensor_t yt1 = {t, 4, {N, C, out[0], out[1]}, y1};
+        ktensor_t yt2 = {t, 4, {N, C, out[0], out[1]}, y2};
+        ktensor_t it_ = {CAIRN_I64, 4, {N, C, out[0], out[1]}, ind};
+        kctx_t k = {pool, 2};
+        CHECK_OK(kpool_max(&xt, &yt1, NULL, &p, it % 3 == 0 || big ? &k : NULL));
+        CHECK_OK(kpool_max(&xt, &yt2, &it_, &p, NULL));
+        int64_t bad = 0;
+        for (int64_t i = 0; i < ny; i++)
+            bad += y1[i] != y2[i];
+        CHECK_MSG(bad == 0,
+                  "8-bit case %d (%s): %lld outputs differ ([%lld,%lld,%lld,%lld] k %lldx%lld "
+                  "s %lldx%lld pads %lld,%lld)",
+                  it, cairn_dtype_name(t), (long long)bad, (long long)N, (long long)C,
+                  (long long)H, (long long)W, (long long)p.kernel[0], (long long)p.kernel[1],
+                  (long long)p.stride[0], (long long)p.stride[1], (long long)p.pad_begin[1],
+                  (long long)p.pad_end[1]);
+        free(x), free(y1), free(y2), free(ind);
+    }
+    CHECK(cases > 300);
+    base_pool_destroy(pool);
+}
+
 int main(void)
 {
+    test_8bit();
     check_rng_t r = {7};
     int cases = 0;
     for (int it = 0; it < 400; it++) {

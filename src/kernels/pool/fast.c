@@ -11,6 +11,7 @@
 #include "kernels/pool/fast.h"
 
 #include "base/cpu.h"
+#include "base/threadpool.h"
 
 #include <stdatomic.h>
 #include <stdio.h>
@@ -211,5 +212,47 @@ int kpool_avg_f32_fast(const kpool_f32_variant_t *v, const ktensor_t *x, ktensor
         return 0;
     if (planes > 0)
         kpf_run(&j, planes, k);
+    return 1;
+}
+
+typedef struct kp8_job {
+    const uint8_t *x;
+    uint8_t *y;
+    kpool_geom_t g;
+    uint8_t flip;
+} kp8_job_t;
+
+static void kp8_task(void *c, size_t b, size_t e, int w)
+{
+    (void)w;
+    const kp8_job_t *j = c;
+    kpool_max2d_8bit_avx2(j->x + (int64_t)b * j->g.H * j->g.W, j->y + (int64_t)b * j->g.OH * j->g.OW,
+                          (int64_t)(e - b), &j->g, j->flip);
+}
+
+int kpool_max_8bit_fast(const ktensor_t *x, ktensor_t *y, const kpool_params_t *p,
+                        const kctx_t *k)
+{
+    if ((x->dtype != CAIRN_U8 && x->dtype != CAIRN_I8) || y->dtype != x->dtype ||
+        p->nsp != 2 || x->rank != 4 || y->rank != 4 ||
+        base_isa_select(CAIRN_ISA_AUTO) < CAIRN_ISA_AVX2)
+        return 0;
+    kp8_job_t j = {x->data, y->data, {0}, x->dtype == CAIRN_I8 ? 0x80 : 0};
+    kpool_geom_t *g = &j.g;
+    g->H = x->shape[2], g->W = x->shape[3], g->OH = y->shape[2], g->OW = y->shape[3];
+    g->kh = p->kernel[0], g->kw = p->kernel[1], g->sh = p->stride[0], g->sw = p->stride[1];
+    g->pbh = p->pad_begin[0], g->pbw = p->pad_begin[1];
+    g->peh = p->pad_end[0], g->pew = p->pad_end[1];
+    if (p->dilation[0] != 1 || p->dilation[1] != 1 || (g->sw != 1 && g->sw != 2) ||
+        g->H < 1 || g->W < 1 || g->OH < 1 || g->OW < 1 || g->kw > KPOOL_8BIT_ROW ||
+        g->W > KPOOL_8BIT_ROW || g->OW > KPOOL_8BIT_ROW || g->pbw > KPOOL_8BIT_ROW ||
+        kpool_8bit_reach(g) > KPOOL_8BIT_ROW)
+        return 0;
+    g->oh0 = 0, g->oh1 = g->OH;
+    const int64_t planes = x->shape[0] * x->shape[1];
+    const int64_t per = g->H * g->W + g->OH * g->OW;
+    const size_t grain = per > 0 && per < 32768 ? (size_t)(32768 / per) : 1;
+    if (planes > 0)
+        base_pool_parallel_for_1d(k ? k->pool : NULL, (size_t)planes, grain, kp8_task, &j);
     return 1;
 }

@@ -68,6 +68,29 @@ void kpool_max2d_f32_avx512(const float *x, float *y, int64_t planes, const kpoo
 void kpool_avg2d_f32_avx512(const float *x, float *y, int64_t planes, const kpool_geom_t *g);
 void kpool_gavg_f32_avx512(const float *x, float *y, int64_t planes, int64_t n);
 
+/* 8-bit 2-D max pooling (u8; i8 through flip = 0x80, which maps it to u8
+ * in the same order): per output row the window rows' max into a padded
+ * row (zeros, the type's minimum after the flip, where the windows reach
+ * past the input), then each window's kw columns by vectors, from the row
+ * (stride 1) or its even and odd bytes (stride 2). Every window must hold
+ * an element of the input (kpool_max's kp_max2d_fits); g->PW unused.
+ * Bytes of the padded row buffer, and the most a geometry needs of it: */
+#define KPOOL_8BIT_ROW 8192
+static inline int64_t kpool_8bit_reach(const kpool_geom_t *g)
+{
+    const int64_t owv = (g->OW + 31) / 32 * 32;
+    const int64_t win = g->sw * (owv + g->kw + 32) + 64;
+    return win > g->pbw + g->W + 32 ? win : g->pbw + g->W + 32;
+}
+void kpool_max2d_8bit_avx2(const uint8_t *x, uint8_t *y, int64_t planes, const kpool_geom_t *g,
+                           uint8_t flip);
+/* u8 / i8 x, 4-D, stride 1 or 2, dilation 1, no indices, the padded row
+ * within KPOOL_8BIT_ROW, on a CPU with AVX2 (within CAIRN_ISA): 1 when it
+ * computed y. The caller has checked that every window holds an input
+ * element. */
+int kpool_max_8bit_fast(const ktensor_t *x, ktensor_t *y, const kpool_params_t *p,
+                        const kctx_t *k);
+
 /* v NULL: the selected variant. Return 1 when they computed y. */
 int kpool_max_f32_fast(const kpool_f32_variant_t *v, const ktensor_t *x, ktensor_t *y,
                        const ktensor_t *indices, const kpool_params_t *p, const kctx_t *k);

@@ -369,6 +369,9 @@ cairn_status_t kpool_max(const ktensor_t *x, ktensor_t *y, ktensor_t *indices,
     if (kpool_max_f32_fast(NULL, x, y, indices, p, k))
         return CAIRN_OK;
     if (kp_max2d_fits(x, indices, &jb)) {
+        /* 8-bit: the AVX2 rows (fast.c) where the CPU and geometry allow */
+        if (kpool_max_8bit_fast(x, y, p, k))
+            return CAIRN_OK;
         if (x->dtype == CAIRN_F32)
             fn = kp_max2d_f32;
         else if (x->dtype == CAIRN_U8 && jb.in_sp[1] <= KP_ROW)
