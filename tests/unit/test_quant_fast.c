@@ -627,6 +627,15 @@ static void test_conv(void)
     /* padding wider than the plane: taps shifted by more than its width */
     const int64_t i8[2] = {5, 3}, k19[2] = {3, 9}, p14[2] = {1, 4};
     fails += !conv_case(2, 1, 3, 4, i8, k19, one, p14, one, CAIRN_U8, CAIRN_I8, 0, 0, 1);
+    /* the padded-plane im2col (qc_padded): stride 2 on 2 threads (tasks of
+     * whole channels), small stride-1 planes (runs of 7 and 14 bytes, the
+     * last through a buffer), a 1x1 stride 2 with rows under 16, i8 x */
+    const int64_t i9[2] = {60, 61}, i10[2] = {7, 7}, i11[2] = {14, 14}, i12[2] = {28, 27};
+    fails += !conv_case(2, 1, 16, 12, i9, k3, s2, p1, one, CAIRN_U8, CAIRN_I8, 1, 0, 2);
+    fails += !conv_case(2, 2, 32, 9, i10, k3, one, p1, one, CAIRN_I8, CAIRN_I8, 0, 1, 2);
+    fails += !conv_case(2, 1, 64, 10, i11, k3, one, p1, one, CAIRN_U8, CAIRN_I8, 1, 0, 2);
+    fails += !conv_case(2, 1, 24, 6, i12, one, s2, zero, one, CAIRN_U8, CAIRN_I8, 0, 0, 2);
+    fails += !conv_case(2, 1, 24, 6, i12, k3, s2, p1, d2, CAIRN_I8, CAIRN_U8, 0, 0, 1);
     const int64_t i6[2] = {64, 65};
     fails += !conv_case(2, 1, 8, 600, i6, one, one, zero, one, CAIRN_U8, CAIRN_I8, 1, 1, 2);
     fails += !conv_case(2, 1, 4, 520, i6, k3, one, p1, one, CAIRN_I8, CAIRN_I8, 0, 0, 1);

@@ -29,8 +29,8 @@
  * with a row of ones and its row sums, M K, on every call). Group 1 only
  * (quant_conv_fast): a depthwise convolution runs in dw.c (quant_dwconv),
  * other grouped ones as exact f32 sums (ir/ops/quant.c).
- * ResNet-50 in the QDQ form, 1 thread, Zen 4: 33.5 ms, the int8 kernel 56 %
- * of it, the im2col 10 % (docs/performance.md).
+ * ResNet-50 QOperator, 1 thread, Zen 4: 27.3 ms, the requantising int8
+ * tiles ~63 % of it, the im2col ~6 % (docs/performance.md).
  */
 #include "kernels/quant/quant.h"
 
@@ -147,6 +147,117 @@ static void qc_shift_plane(const qc_job_t *j, uint8_t *dst, const uint8_t *plane
             qc_fill(dst + y * W + c0, j->pad, c1 - c0);
 }
 
+/* The padded form (qc_im2col's 2-D planes other than the wide stride-1
+ * 'same' ones): channel c's plane copied once, flipped, into pp with the
+ * padding byte around it, PH x PW bytes (the rows and columns the windows
+ * reach) and QC_PAD_SLACK more; each of its taps' rows is then OH runs of
+ * OW bytes at a stride, copied 16 output bytes at a time (stride 2: the
+ * even bytes of 32) with no bounds to check: a run's last vector spills
+ * into the next run's place, written after it, and the row's last run
+ * goes through a small buffer. ResNet-50 QOperator's stride-2 3x3s and
+ * their 1x1 downsamples (output rows of 7 and 14 bytes, copied a byte at a
+ * time by the row path) ran at ~1 byte a ns, the 7x7 and 14x14 stride-1
+ * ones (shifted planes of 49 and 196 bytes, a padding fix per row) at 2-5;
+ * the im2col was 8.5 % of the model (2.4 ms a run). */
+#define QC_PAD_MAX (64 * 1024) /* PH x PW at most (a stack buffer) */
+#define QC_PAD_SLACK 64
+
+static void qc_pad_geom(const conv_params_t *g, int64_t *ph, int64_t *pw)
+{
+    *ph = (g->out[1] - 1) * g->stride[1] + (g->kernel[1] - 1) * g->dilation[1] + 1;
+    *pw = (g->out[2] - 1) * g->stride[2] + (g->kernel[2] - 1) * g->dilation[2] + 1;
+}
+
+/* 2-D, stride 1 or 2 across, the padded plane within QC_PAD_MAX; not a
+ * stride-1 'same' plane of rows 28 bytes or more (one long shifted copy
+ * there: 28x28 and 56x56 planes 20 % slower padded), nor a 1x1 kernel
+ * whose rows the row path copies by vectors (16 bytes or more: the plane's
+ * copy is then a second pass for one tap; ResNet-50's 56x56 downsample
+ * 37 -> 57 us padded, its 28x28 one, rows of 14, 72 -> 47). Per call,
+ * ResNet-50 QOperator, 1 thread, Zen 4, row or shifted path -> padded:
+ * 3x3/2 at 56x56 172 -> 88 us, at 28x28 322 -> 74, at 14x14 263 -> 97;
+ * 3x3/1 at 14x14 86 -> 73, at 7x7 108 -> 86; the 7x7/2 stem 194 -> 165. */
+static int qc_padded(const conv_params_t *g)
+{
+    if (g->in[0] != 1 || g->out[0] != 1 || g->kernel[0] != 1 ||
+        (g->stride[2] != 1 && g->stride[2] != 2))
+        return 0;
+    if (g->stride[1] == 1 && g->stride[2] == 1 && g->out[2] == g->in[2] && g->out[2] >= 28)
+        return 0;
+    if (g->kernel[1] == 1 && g->kernel[2] == 1 && g->out[2] >= 16)
+        return 0;
+    int64_t ph, pw;
+    qc_pad_geom(g, &ph, &pw);
+    return ph * pw <= QC_PAD_MAX - QC_PAD_SLACK;
+}
+
+/* channel c's plane into pp: padded row py is input row py - pad[1] */
+static void qc_pad_plane(const qc_job_t *j, int64_t c, uint8_t *pp, int64_t PH, int64_t PW)
+{
+    const conv_params_t *g = j->g;
+    const int64_t IH = g->in[1], IW = g->in[2], pt = g->pad[1], pl = g->pad[2];
+    const uint8_t *plane = j->x + c * IH * IW;
+    /* the input columns inside the padded row: [x0, x1) of it */
+    const int64_t x0 = pl < PW ? pl : PW, x1 = pl + IW < PW ? pl + IW : PW;
+    for (int64_t py = 0; py < PH; py++) {
+        uint8_t *d = pp + py * PW;
+        const int64_t iy = py - pt;
+        if (iy < 0 || iy >= IH) {
+            memset(d, j->pad, (size_t)PW);
+            continue;
+        }
+        qc_fill(d, j->pad, x0);
+        if (x1 > x0)
+            qc_copy_row(d + x0, plane + iy * IW, x1 - x0, 1, j->flip);
+        qc_fill(d + x1, j->pad, PW - x1);
+    }
+    memset(pp + PH * PW, j->pad, QC_PAD_SLACK);
+}
+
+/* 16 output bytes from src at stride sx (1 or 2) into dst, reading up to
+ * 16 sx bytes */
+static inline void qc_run16(uint8_t *dst, const uint8_t *src, int64_t sx)
+{
+#if QC_SSE2
+    __m128i v;
+    if (sx == 1) {
+        v = _mm_loadu_si128((const __m128i *)src);
+    } else {
+        const __m128i lo = _mm_set1_epi16(0x00ff);
+        const __m128i a = _mm_loadu_si128((const __m128i *)src);
+        const __m128i b = _mm_loadu_si128((const __m128i *)(src + 16));
+        v = _mm_packus_epi16(_mm_and_si128(a, lo), _mm_and_si128(b, lo));
+    }
+    _mm_storeu_si128((__m128i *)dst, v);
+#else
+    for (int i = 0; i < 16; i++)
+        dst[i] = src[i * sx];
+#endif
+}
+
+/* tap (ty, tx)'s row of col from the padded plane pp */
+static void qc_pad_row(const conv_params_t *g, const uint8_t *pp, int64_t PW, int64_t ty,
+                       int64_t tx, uint8_t *dst)
+{
+    const int64_t OH = g->out[1], OW = g->out[2], sy = g->stride[1], sx = g->stride[2];
+    const uint8_t *src = pp + ty * g->dilation[1] * PW + tx * g->dilation[2];
+    for (int64_t oy = 0; oy < OH; oy++, src += sy * PW, dst += OW) {
+        if (oy + 1 < OH) { /* its spill lands in the next run's place */
+            for (int64_t i = 0; i < OW; i += 16)
+                qc_run16(dst + i, src + i * sx, sx);
+            continue;
+        }
+        int64_t i = 0;
+        for (; i + 16 <= OW; i += 16)
+            qc_run16(dst + i, src + i * sx, sx);
+        if (i < OW) {
+            uint8_t t[16];
+            qc_run16(t, src + i * sx, sx);
+            memcpy(dst + i, t, (size_t)(OW - i));
+        }
+    }
+}
+
 /* rows [r0, r1) of col: row r is channel r / taps, tap r % taps */
 static void qc_im2col(void *ctx, size_t r0, size_t r1, int worker)
 {
@@ -157,6 +268,19 @@ static void qc_im2col(void *ctx, size_t r0, size_t r1, int worker)
     const int64_t taps = kd * kh * kw;
     const int64_t ID = g->in[0], IH = g->in[1], IW = g->in[2];
     const int64_t OD = g->out[0], OH = g->out[1], OW = g->out[2];
+    if (qc_padded(g)) {
+        static _Thread_local uint8_t ppb[QC_PAD_MAX + 4096] __attribute__((aligned(64)));
+        uint8_t *pp = ppb + 2048 + 64 * 3;
+        int64_t PH, PW, have = -1;
+        qc_pad_geom(g, &PH, &PW);
+        for (size_t r = r0; r < r1; r++) {
+            const int64_t c = (int64_t)r / taps, t = (int64_t)r % taps;
+            if (c != have)
+                qc_pad_plane(j, c, pp, PH, PW), have = c;
+            qc_pad_row(g, pp, PW, t / kw, t % kw, j->col + (int64_t)r * j->P);
+        }
+        return;
+    }
     const int shifted = ID == 1 && OD == 1 && kd == 1 && g->stride[1] == 1 &&
                         g->stride[2] == 1 && OW == IW;
     for (size_t r = r0; r < r1; r++) {
@@ -267,7 +391,9 @@ static cairn_status_t qc_run(const kctx_t *k, const quant_conv_params_t *p, cons
              * convolutions ran no faster on 2 threads than on 1) */
             qc_job_t j = {g, xn, col, (uint8_t)(bz), flip ? 0x80u : 0, P};
             const int par = k && k->pool && k->threads > 1 && K * P >= 65536;
-            const size_t grain = par ? (size_t)((K + 4 * k->threads - 1) / (4 * k->threads)) : 1;
+            size_t grain = par ? (size_t)((K + 4 * k->threads - 1) / (4 * k->threads)) : (size_t)K;
+            if (qc_padded(g)) /* whole channels a task: each builds its padded plane once */
+                grain = (grain + (size_t)taps - 1) / (size_t)taps * (size_t)taps;
             base_pool_parallel_for_1d(par ? k->pool : NULL, (size_t)K, grain,
                                       qc_im2col, &j);
             B = col;
