@@ -293,13 +293,19 @@ static void test_q8_io(const efused_variant_t *v, const kctx_t *k, check_rng_t *
     /* and without the relu (QLinearAdd): r5 = quant(r4) */
     const int32_t code_norelu[] = {EFU_DEQUANT, 0, 0, EFU_DEQUANT, 1, 2,
                                    EFU_ADD,     2, 3, EFU_QUANT,   4, 4};
-    for (int oc = 0; oc < 4; oc++) {
-        const int relu = oc < 2;
+    /* the add's operands the other way round (a QDQ model's residual Add) */
+    const int32_t code_sw[] = {EFU_DEQUANT, 0, 0, EFU_DEQUANT, 1, 2, EFU_ADD, 3, 2,
+                               EFU_RELU,    4, 0, EFU_QUANT,   5, 4};
+    const int32_t code_sw_norelu[] = {EFU_DEQUANT, 0, 0, EFU_DEQUANT, 1, 2,
+                                      EFU_ADD,     3, 2, EFU_QUANT,   4, 4};
+    for (int oc = 0; oc < 8; oc++) {
+        const int relu = oc % 4 < 2, sw = oc >= 4;
         const cairn_dtype_t at = CAIRN_U8, bt = CAIRN_I8, ot = oc % 2 ? CAIRN_I8 : CAIRN_U8;
         const float sc = 0.05f, za = 131, sa = 0.05f, zb = -3, sb = 0.025f;
         const float zc = oc % 2 ? -100 : 7, lo = oc % 2 ? -128 : 0, hi = oc % 2 ? 127 : 255;
         const float imm[8] = {za, sa, zb, sb, sc, zc, lo, hi};
-        const efused_prog_t pg = {2, relu ? 5 : 4, relu ? code : code_norelu, 8, imm};
+        const int32_t *cd = sw ? (relu ? code_sw : code_sw_norelu) : (relu ? code : code_norelu);
+        const efused_prog_t pg = {2, relu ? 5 : 4, cd, 8, imm};
         const uint8_t uza = (uint8_t)za;
         const int8_t izb = (int8_t)zb, izc = (int8_t)zc;
         const uint8_t uzc = (uint8_t)zc;

@@ -100,7 +100,10 @@ static inline V kx_qdq(V x, V s, V z, V lo, V hi, V magic, V zero)
  * and 8-bit, the output 8-bit. One pass with every value in registers:
  * the interpreter's blocks cost ~2 cycles an element here, mostly in
  * their loads and stores of scratch. The same operations, so the same
- * bits. Returns 0 when the program is not of this form. */
+ * bits. The add's operands in either order (a QDQ model's Add reads the
+ * residual second or first): the sum is the same, and a NaN, whose
+ * payload the order picks, quantises to the zero point either way.
+ * Returns 0 when the program is not of this form. */
 static int kx_qadd(const efused_prog_t *p, const efused_input_t *in, void *out,
                    cairn_dtype_t out_dt, int64_t i0, int64_t i1)
 {
@@ -109,7 +112,8 @@ static int kx_qadd(const efused_prog_t *p, const efused_input_t *in, void *out,
     if (p->n_in != 2 || (p->n_instr != 4 && p->n_instr != 5) || !kx_q8(out_dt) ||
         !kx_q8(in[0].dt) || !kx_q8(in[1].dt) || in[0].len != in[1].len || in[0].len < i1 ||
         c[0] != EFU_DEQUANT || c[1] != 0 || c[3] != EFU_DEQUANT || c[4] != 1 || c[6] != EFU_ADD ||
-        c[7] != 2 || c[8] != 3 || (relu && (c[9] != EFU_RELU || c[10] != 4)) ||
+        !((c[7] == 2 && c[8] == 3) || (c[7] == 3 && c[8] == 2)) ||
+        (relu && (c[9] != EFU_RELU || c[10] != 4)) ||
         c[3 * (p->n_instr - 1)] != EFU_QUANT || c[3 * (p->n_instr - 1) + 1] != p->n_instr)
         return 0;
     const float *im = p->imm;
