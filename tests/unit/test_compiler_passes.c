@@ -827,6 +827,51 @@ static void test_fuse_qdq_pairs(void)
     cairn_graph_destroy(g);
 }
 
+/* Q(MaxPool(DQ(x8, s, z)), s, z) -> MaxPool(x8) (qdq_maxpool), u8 and i8:
+ * the rewritten branch runs the 8-bit MaxPool on the same bytes (outputs
+ * equal bit for bit); a MaxPool quantised to another scale, and one whose
+ * f32 output is also a graph output, stay as they are. */
+static void test_fuse_qdq_maxpool(cairn_dtype_t t, int z)
+{
+    cairn_graph_t *g;
+    CHECK_OK(cairn_graph_create(&g));
+    int64_t dx[4] = {1, 3, 13, 11};
+    cairn_value_id x;
+    CHECK_OK(cairn_graph_add_input(g, "x", CAIRN_F32, 4, dx, NULL, &x));
+    cairn_value_id d = qdq(g, "in", x, 0.05f, t, z);
+    const int64_t k3[2] = {3, 3}, s2[2] = {2, 2}, p1[4] = {1, 1, 1, 1};
+    const cairn_attr_t pa[3] = {cairn_attr_ints("kernel_shape", k3, 2),
+                                cairn_attr_ints("strides", s2, 2), cairn_attr_ints("pads", p1, 4)};
+    cairn_value_id mp = node(g, "MaxPool", "pool", &d, 1, pa, 3);
+    cairn_value_id y = qdq(g, "out", mp, 0.05f, t, z);
+    CHECK_OK(cairn_graph_mark_output(g, y));
+    /* another scale after the pool: not on the same grid */
+    cairn_value_id mp2 = node(g, "MaxPool", "pool2", &d, 1, pa, 3);
+    cairn_value_id y2 = qdq(g, "out2", mp2, 0.04f, t, z);
+    CHECK_OK(cairn_graph_mark_output(g, y2));
+    /* the f32 pool read by a graph output too */
+    cairn_value_id mp3 = node(g, "MaxPool", "pool3", &d, 1, pa, 3);
+    cairn_value_id y3 = qdq(g, "out3", mp3, 0.05f, t, z);
+    CHECK_OK(cairn_graph_mark_output(g, y3));
+    CHECK_OK(cairn_graph_mark_output(g, mp3));
+    ir_graph_t *cg = compiled(g, "fuse_qdq");
+    int pools8 = 0, pools32 = 0;
+    for (int i = 0; i < cg->n_nodes; i++)
+        if (cg->nodes[i].op == IR_OP_MaxPool) {
+            const cairn_dtype_t it = cg->values[cg->nodes[i].inputs[0]].type.dtype;
+            pools8 += it == t && cg->values[cg->nodes[i].outputs[0]].type.dtype == t;
+            pools32 += it == CAIRN_F32;
+        }
+    CHECK_MSG(pools8 == 1 && pools32 == 2, "%s: %d 8-bit pools, %d f32", cairn_dtype_name(t),
+              pools8, pools32);
+    ir_graph_destroy(cg);
+    int64_t dims[1][CAIRN_MAX_RANK] = {{1, 3, 13, 11}};
+    int ranks[1] = {4};
+    compare_runs(g, "fuse_qdq", 1, dims, ranks, 0);
+    compare_runs(g, "all", 1, dims, ranks, 0);
+    cairn_graph_destroy(g);
+}
+
 /* Conv(DQ(Q(x)), DQ(W int8 per channel), bias) -> FusedConvInteger, and a
  * depthwise one (group = channels) left in f32 */
 static void test_fuse_qdq_conv(int per_ch, int depthwise)
@@ -1149,6 +1194,8 @@ int main(void)
     test_fuse_qdq(CAIRN_I8, 0, 0, 1);
     test_fuse_qdq(CAIRN_U8, 128, 2, 0);
     test_fuse_qdq_pairs();
+    test_fuse_qdq_maxpool(CAIRN_U8, 7);
+    test_fuse_qdq_maxpool(CAIRN_I8, -3);
     test_fuse_qlinearconv(0, 1, CAIRN_U8, 1, 1);
     test_fuse_qlinearconv(1, 0, CAIRN_I8, 2, 1);
     test_fuse_qlinearconv(1, 1, CAIRN_U8, 2, 1);
