@@ -55,6 +55,19 @@ int base_mul_size(size_t n, size_t m, size_t *out)
 }
 
 #define SCRATCH_SLOTS 32
+/* Under AddressSanitizer a slot is reallocated to exactly the bytes asked
+ * for on every get, so that a kernel writing past its scratch (which a
+ * reused, larger slot would hide) is reported. */
+#if defined(__SANITIZE_ADDRESS__)
+#define SCRATCH_EXACT 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define SCRATCH_EXACT 1
+#endif
+#endif
+#ifndef SCRATCH_EXACT
+#define SCRATCH_EXACT 0
+#endif
 static struct {
     atomic_int busy;
     void *p;
@@ -67,7 +80,7 @@ void *base_scratch_get(size_t bytes, int *slot)
         int z = 0;
         if (!atomic_compare_exchange_strong(&g_scratch[i].busy, &z, 1))
             continue;
-        if (g_scratch[i].cap < bytes) {
+        if (g_scratch[i].cap < bytes || (SCRATCH_EXACT && g_scratch[i].cap != bytes)) {
             base_aligned_free(g_scratch[i].p);
             g_scratch[i].p = base_aligned_alloc(bytes, BASE_ALIGN);
             g_scratch[i].cap = g_scratch[i].p ? bytes : 0;

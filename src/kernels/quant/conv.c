@@ -152,9 +152,9 @@ static void qc_shift_plane(const qc_job_t *j, uint8_t *dst, const uint8_t *plane
  * padding byte around it, PH x PW bytes (the rows and columns the windows
  * reach) and QC_PAD_SLACK more; each of its taps' rows is then OH runs of
  * OW bytes at a stride, copied 16 output bytes at a time (stride 2: the
- * even bytes of 32) with no bounds to check: a run's last vector spills
- * into the next run's place, written after it, and the row's last run
- * goes through a small buffer. ResNet-50 QOperator's stride-2 3x3s and
+ * even bytes of 32) with no bounds to check on the reads; a vector that
+ * would end past the col row goes through a small buffer (qc_pad_row).
+ * ResNet-50 QOperator's stride-2 3x3s and
  * their 1x1 downsamples (output rows of 7 and 14 bytes, copied a byte at a
  * time by the row path) ran at ~1 byte a ns, the 7x7 and 14x14 stride-1
  * ones (shifted planes of 49 and 196 bytes, a padding fix per row) at 2-5;
@@ -235,27 +235,27 @@ static inline void qc_run16(uint8_t *dst, const uint8_t *src, int64_t sx)
 #endif
 }
 
-/* tap (ty, tx)'s row of col from the padded plane pp */
+/* tap (ty, tx)'s row of col (OH OW bytes at dst) from the padded plane
+ * pp: a vector that ends inside the row is stored whole (what it writes
+ * past its run is the later runs' place, written after it), one that
+ * would end past the row through a buffer (the row's end is the next
+ * row's start, another task's, or the end of col) */
 static void qc_pad_row(const conv_params_t *g, const uint8_t *pp, int64_t PW, int64_t ty,
                        int64_t tx, uint8_t *dst)
 {
     const int64_t OH = g->out[1], OW = g->out[2], sy = g->stride[1], sx = g->stride[2];
     const uint8_t *src = pp + ty * g->dilation[1] * PW + tx * g->dilation[2];
-    for (int64_t oy = 0; oy < OH; oy++, src += sy * PW, dst += OW) {
-        if (oy + 1 < OH) { /* its spill lands in the next run's place */
-            for (int64_t i = 0; i < OW; i += 16)
+    const uint8_t *end = dst + OH * OW;
+    for (int64_t oy = 0; oy < OH; oy++, src += sy * PW, dst += OW)
+        for (int64_t i = 0; i < OW; i += 16) {
+            if (dst + i + 16 <= end) {
                 qc_run16(dst + i, src + i * sx, sx);
-            continue;
+            } else {
+                uint8_t t[16];
+                qc_run16(t, src + i * sx, sx);
+                memcpy(dst + i, t, (size_t)(OW - i < 16 ? OW - i : 16));
+            }
         }
-        int64_t i = 0;
-        for (; i + 16 <= OW; i += 16)
-            qc_run16(dst + i, src + i * sx, sx);
-        if (i < OW) {
-            uint8_t t[16];
-            qc_run16(t, src + i * sx, sx);
-            memcpy(dst + i, t, (size_t)(OW - i));
-        }
-    }
 }
 
 /* rows [r0, r1) of col: row r is channel r / taps, tap r % taps */
