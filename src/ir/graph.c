@@ -89,9 +89,9 @@ ir_blob_t *ir_blob_alloc(size_t bytes)
 ir_blob_t *ir_blob_alloc_huge(size_t bytes)
 {
     const size_t huge = (size_t)2 << 20, page = 4096;
-    const size_t len = (bytes ? bytes : 1) + page - 1 - ((bytes ? bytes : 1) + page - 1) % page;
-    if (len > SIZE_MAX - huge)
+    if (bytes > SIZE_MAX - 2 * huge)
         return NULL;
+    const size_t len = ((bytes ? bytes : 1) + page - 1) / page * page; /* whole pages */
     ir_blob_t *b = malloc(sizeof *b);
     if (!b)
         return NULL;

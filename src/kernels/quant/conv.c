@@ -61,6 +61,8 @@ typedef struct qc_job {
     uint8_t pad;      /* the padding byte (x's zero point, flipped with the rest) */
     uint8_t flip;     /* 0x80: every byte's sign bit flipped (u8 x to s8) */
     int64_t P;
+    uint8_t *pads;    /* the padded form's planes, pad_bytes a worker (qc_padded) */
+    size_t pad_bytes;
 } qc_job_t;
 
 /* n bytes of v at dst: the im2col's padding runs are mostly 0 to 3 bytes
@@ -159,7 +161,7 @@ static void qc_shift_plane(const qc_job_t *j, uint8_t *dst, const uint8_t *plane
  * time by the row path) ran at ~1 byte a ns, the 7x7 and 14x14 stride-1
  * ones (shifted planes of 49 and 196 bytes, a padding fix per row) at 2-5;
  * the im2col was 8.5 % of the model (2.4 ms a run). */
-#define QC_PAD_MAX (64 * 1024) /* PH x PW at most (a stack buffer) */
+#define QC_PAD_MAX (256 * 1024) /* PH x PW at most (a worker's plane, in L2) */
 #define QC_PAD_SLACK 64
 
 static void qc_pad_geom(const conv_params_t *g, int64_t *ph, int64_t *pw)
@@ -261,7 +263,6 @@ static void qc_pad_row(const conv_params_t *g, const uint8_t *pp, int64_t PW, in
 /* rows [r0, r1) of col: row r is channel r / taps, tap r % taps */
 static void qc_im2col(void *ctx, size_t r0, size_t r1, int worker)
 {
-    (void)worker;
     const qc_job_t *j = ctx;
     const conv_params_t *g = j->g;
     const int64_t kd = g->kernel[0], kh = g->kernel[1], kw = g->kernel[2];
@@ -269,8 +270,7 @@ static void qc_im2col(void *ctx, size_t r0, size_t r1, int worker)
     const int64_t ID = g->in[0], IH = g->in[1], IW = g->in[2];
     const int64_t OD = g->out[0], OH = g->out[1], OW = g->out[2];
     if (qc_padded(g)) {
-        static _Thread_local uint8_t ppb[QC_PAD_MAX + 4096] __attribute__((aligned(64)));
-        uint8_t *pp = ppb + 2048 + 64 * 3;
+        uint8_t *pp = j->pads + (size_t)worker * j->pad_bytes;
         int64_t PH, PW, have = -1;
         qc_pad_geom(g, &PH, &PW);
         for (size_t r = r0; r < r1; r++) {
@@ -361,8 +361,17 @@ static cairn_status_t qc_run(const kctx_t *k, const quant_conv_params_t *p, cons
     const uint8_t xz_u8 = (uint8_t)xz;
     int slot = -1;
     uint8_t *col = NULL;
+    /* the padded form's planes after col, one a worker */
+    const int workers = k && k->pool && k->threads > 1 ? base_pool_threads(k->pool) : 1;
+    size_t pad_bytes = 0;
+    if (!in_place && qc_padded(g)) {
+        int64_t PH, PW;
+        qc_pad_geom(g, &PH, &PW);
+        pad_bytes = ((size_t)(PH * PW) + QC_PAD_SLACK + 63) / 64 * 64;
+    }
+    const size_t col_bytes = ((size_t)(K * P) + 63) / 64 * 64;
     if (!in_place) {
-        col = base_scratch_get((size_t)(K * P), &slot);
+        col = base_scratch_get(col_bytes + pad_bytes * (size_t)workers, &slot);
         if (!col)
             return base_error(CAIRN_ERR_OUT_OF_MEMORY,
                               "8-bit convolution: no memory for a %lld x %lld im2col",
@@ -389,7 +398,8 @@ static cairn_status_t qc_run(const kctx_t *k, const quant_conv_params_t *p, cons
              * (7x7 planes), and one row a task cost more in the pool's
              * shared counter than the rows' copies (ResNet-50's last 3x3
              * convolutions ran no faster on 2 threads than on 1) */
-            qc_job_t j = {g, xn, col, (uint8_t)(bz), flip ? 0x80u : 0, P};
+            qc_job_t j = {g, xn, col, (uint8_t)(bz), flip ? 0x80u : 0, P, col + col_bytes,
+                          pad_bytes};
             const int par = k && k->pool && k->threads > 1 && K * P >= 65536;
             size_t grain = par ? (size_t)((K + 4 * k->threads - 1) / (4 * k->threads)) : (size_t)K;
             if (qc_padded(g)) /* whole channels a task: each builds its padded plane once */
