@@ -31,6 +31,7 @@ def main():
     so.inter_op_num_threads = 1
     so.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
     so.enable_profiling = True
+    so.log_severity_level = 3  # errors only (not the initializer clean-up warnings)
     so.profile_file_prefix = os.path.join(tempfile.mkdtemp(), "ort")
     s = ort.InferenceSession(model, so, providers=["CPUExecutionProvider"])
     feeds = {}
