@@ -7,6 +7,34 @@
 
 static int same_bits(float a, float b) { return memcmp(&a, &b, sizeof a) == 0; }
 
+/* A random 2-D pooling geometry over H x W: windows 1 to kmax, strides 1
+ * to 3, pads below the window, the output sized by floor or ceil mode as
+ * the op would (a last window starting in the padding dropped); with big,
+ * ResNet-50's stem pool (3x3, stride 2, pad 1). 0 when the window does not
+ * fit. */
+static int random_geom(check_rng_t *r, int64_t H, int64_t W, int64_t kmax, int big,
+                       kpool_params_t *p, int64_t out[2])
+{
+    memset(p, 0, sizeof *p);
+    p->nsp = 2;
+    for (int d = 0; d < 2; d++) {
+        int64_t in = d ? W : H;
+        p->kernel[d] = big ? 3 : 1 + (int64_t)(check_rng_next(r) % (uint64_t)kmax);
+        p->stride[d] = big ? 2 : 1 + (int64_t)(check_rng_next(r) % 3);
+        p->dilation[d] = 1;
+        p->pad_begin[d] = big ? 1 : (int64_t)(check_rng_next(r) % (uint64_t)p->kernel[d]);
+        p->pad_end[d] = big ? 1 : (int64_t)(check_rng_next(r) % (uint64_t)p->kernel[d]);
+        int64_t span = in + p->pad_begin[d] + p->pad_end[d] - p->kernel[d];
+        if (span < 0)
+            return 0;
+        out[d] = (check_rng_next(r) & 1) ? span / p->stride[d] + 1
+                                          : (span + p->stride[d] - 1) / p->stride[d] + 1;
+        if ((out[d] - 1) * p->stride[d] - p->pad_begin[d] >= in)
+            out[d]--;
+    }
+    return 1;
+}
+
 /* The 8-bit 2-D rows (kpool_max_8bit_fast: u8, and i8 flipped; stride 1
  * and 2, other strides the scalar rows) against the N-d kernel, on widths
  * around the 32-byte vectors (the last part vector overlapping the one
@@ -28,28 +56,8 @@ static void test_8bit(void)
         if (big)
             C = 64, H = 112, W = 112;
         kpool_params_t p;
-        memset(&p, 0, sizeof p);
-        p.nsp = 2;
         int64_t out[2];
-        int ok = 1;
-        for (int d = 0; d < 2; d++) {
-            int64_t in = d ? W : H;
-            p.kernel[d] = big ? 3 : 1 + (int64_t)(check_rng_next(&r) % 5);
-            p.stride[d] = big ? 2 : 1 + (int64_t)(check_rng_next(&r) % 3);
-            p.dilation[d] = 1;
-            p.pad_begin[d] = big ? 1 : (int64_t)(check_rng_next(&r) % (uint64_t)p.kernel[d]);
-            p.pad_end[d] = big ? 1 : (int64_t)(check_rng_next(&r) % (uint64_t)p.kernel[d]);
-            int64_t span = in + p.pad_begin[d] + p.pad_end[d] - p.kernel[d];
-            if (span < 0) {
-                ok = 0;
-                break;
-            }
-            out[d] = (check_rng_next(&r) & 1) ? span / p.stride[d] + 1
-                                               : (span + p.stride[d] - 1) / p.stride[d] + 1;
-            if ((out[d] - 1) * p.stride[d] - p.pad_begin[d] >= in)
-                out[d]--;
-        }
-        if (!ok)
+        if (!random_geom(&r, H, W, 5, big, &p, out))
             continue;
         cases++;
         int64_t nx = N * C * H * W, ny = N * C * out[0] * out[1];
@@ -93,29 +101,8 @@ int main(void)
         int64_t N = 1 + (int64_t)(check_rng_next(&r) % 2), C = 1 + (int64_t)(check_rng_next(&r) % 3);
         int64_t H = 1 + (int64_t)(check_rng_next(&r) % 13), W = 1 + (int64_t)(check_rng_next(&r) % 13);
         kpool_params_t p;
-        memset(&p, 0, sizeof p);
-        p.nsp = 2;
         int64_t out[2];
-        int ok = 1;
-        for (int d = 0; d < 2; d++) {
-            int64_t in = d ? W : H;
-            p.kernel[d] = 1 + (int64_t)(check_rng_next(&r) % 4);
-            p.stride[d] = 1 + (int64_t)(check_rng_next(&r) % 3);
-            p.dilation[d] = 1;
-            p.pad_begin[d] = (int64_t)(check_rng_next(&r) % (uint64_t)p.kernel[d]);
-            p.pad_end[d] = (int64_t)(check_rng_next(&r) % (uint64_t)p.kernel[d]);
-            int64_t span = in + p.pad_begin[d] + p.pad_end[d] - p.kernel[d];
-            if (span < 0) {
-                ok = 0;
-                break;
-            }
-            /* floor or ceil mode, as the op would size it */
-            out[d] = (check_rng_next(&r) & 1) ? span / p.stride[d] + 1
-                                               : (span + p.stride[d] - 1) / p.stride[d] + 1;
-            if ((out[d] - 1) * p.stride[d] - p.pad_begin[d] >= in)
-                out[d]--; /* a last window starting in the padding is dropped */
-        }
-        if (!ok)
+        if (!random_geom(&r, H, W, 4, 0, &p, out))
             continue;
         cases++;
         int64_t nx = N * C * H * W, ny = N * C * out[0] * out[1];
