@@ -45,29 +45,9 @@ static void flush(const void *p, size_t n)
     _mm_mfence();
 }
 
-/* the fused block with its weights out of the caches (as in a model, whose
- * weights pass through the caches once per run): median us of 41 calls */
-static double time_cold(const kctx_t *k, const conv_mb_params_t *p, const float *X,
-                        const void *w1p, size_t s1, const float *b1, const float *Wd,
-                        const float *bd, const void *w2p, size_t s2, const float *b2,
-                        const float *R, float *Y)
-{
-    double t[41];
-    for (int r = 0; r < 41; r++) {
-        flush(w1p, s1), flush(w2p, s2);
-        uint64_t t0 = base_now_ns();
-        conv_mb_f32(k, p, X, w1p, b1, Wd, bd, w2p, b2, R, Y);
-        t[r] = (double)(base_now_ns() - t0) / 1e3;
-    }
-    for (int a = 1; a < 41; a++)
-        for (int b = a; b > 0 && t[b] < t[b - 1]; b--) {
-            double x = t[b];
-            t[b] = t[b - 1], t[b - 1] = x;
-        }
-    return t[20];
-}
-
-/* median us of 41 runs of stmt, each after pre (not timed) */
+/* median us of 41 runs of stmt, each after pre (not timed): with pre
+ * flushing the packed weights, the block as a model runs it, its weights
+ * coming from memory once per run (--cold) */
 #define TIME_COLD(med, pre, stmt)                                                              \
     do {                                                                                       \
         double t_[41];                                                                         \
@@ -159,7 +139,8 @@ static void bench_stem(const kctx_t *k)
     const int reps = 20;
     double tf = 1e30;
     if (g_cold)
-        tf = time_cold(k, &p, X, w1p, s1, b1, Wd, bd, w2p, s2, b2, NULL, Y);
+        TIME_COLD(tf, (flush(w1p, s1), flush(w2p, s2)),
+                  conv_mb_f32(k, &p, X, w1p, b1, Wd, bd, w2p, b2, NULL, Y));
     else
         TIME(tf, reps, conv_mb_f32(k, &p, X, w1p, b1, Wd, bd, w2p, b2, NULL, Y));
     double u[3] = {0, 0, 0};
@@ -216,7 +197,8 @@ int main(int argc, char **argv)
         const int reps = 20;
         double tf = 1e30, te = 1e30, td = 1e30, tp = 1e30;
         if (g_cold)
-            tf = time_cold(&k, &p, X, w1p, s1, b1, Wd, bd, w2p, s2, b2, R, Y);
+            TIME_COLD(tf, (flush(w1p, s1), flush(w2p, s2)),
+                      conv_mb_f32(&k, &p, X, w1p, b1, Wd, bd, w2p, b2, R, Y));
         else
             TIME(tf, reps, conv_mb_f32(&k, &p, X, w1p, b1, Wd, bd, w2p, b2, R, Y));
         /* the stages whole-plane */

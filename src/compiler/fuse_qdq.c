@@ -450,6 +450,20 @@ static cairn_status_t qlinear_matmul(rw_t *r, int mm)
     return rw_try_replace(r, mm, IR_OP_FusedMatMulInteger, in, 8, attrs, 1, &mm, 1);
 }
 
+/* DequantizeLinear d per tensor (dq_per_tensor) and QuantizeLinear q onto
+ * the same grid: q's scale one constant equal to d's, its zero point (or
+ * 0) equal to d's. The grid's scale and zero point in *s, *z. */
+static int same_grid(const ir_graph_t *g, const ir_node_t *d, const ir_node_t *q, float *s,
+                     int32_t *z)
+{
+    float sq;
+    int32_t zq = 0;
+    if (!dq_per_tensor(g, d, s, z) || !const_f32_scalar(g, q->inputs[1], &sq) || sq != *s)
+        return 0;
+    const int qz = zp_input(q);
+    return (qz < 0 || const_q_scalar(g, qz, &zq)) && zq == *z;
+}
+
 /* DequantizeLinear(QuantizeLinear(x, s, z), s, z) -> FusedElementwise [qdq] */
 static cairn_status_t qdq_pair(rw_t *r, int dq)
 {
@@ -462,14 +476,9 @@ static cairn_status_t qdq_pair(rw_t *r, int dq)
     const int x = Q->inputs[0];
     if (g->values[x].type.dtype != CAIRN_F32 || g->values[d->outputs[0]].type.dtype != CAIRN_F32)
         return CAIRN_OK;
-    float s, sq;
-    int32_t z, zq = 0;
-    if (!dq_per_tensor(g, d, &s, &z) || !const_f32_scalar(g, Q->inputs[1], &sq) || sq != s)
-        return CAIRN_OK;
-    const int qz = zp_input(Q);
-    if (qz >= 0 && !const_q_scalar(g, qz, &zq))
-        return CAIRN_OK;
-    if (zq != z)
+    float s;
+    int32_t z;
+    if (!same_grid(g, d, Q, &s, &z))
         return CAIRN_OK;
     const int u8 = g->values[d->inputs[0]].type.dtype == CAIRN_U8;
     const float imm[4] = {s, (float)z, u8 ? 0.0f : -128.0f, u8 ? 255.0f : 127.0f};
@@ -504,15 +513,10 @@ static cairn_status_t qdq_maxpool(rw_t *r, int qi)
         return CAIRN_OK;
     const ir_node_t *D = &g->nodes[dq];
     const int x = D->inputs[0];
-    float s, sq;
-    int32_t z, zq = 0;
-    if (!dq_per_tensor(g, D, &s, &z) || !(s > 0x1p-100f && s < 0x1p100f) ||
-        !const_f32_scalar(g, Q->inputs[1], &sq) || sq != s)
-        return CAIRN_OK;
-    const int qz = zp_input(Q);
-    if (qz >= 0 && !const_q_scalar(g, qz, &zq))
-        return CAIRN_OK;
-    if (zq != z || g->values[Q->outputs[0]].type.dtype != g->values[x].type.dtype)
+    float s;
+    int32_t z;
+    if (!same_grid(g, D, Q, &s, &z) || !(s > 0x1p-100f && s < 0x1p100f) ||
+        g->values[Q->outputs[0]].type.dtype != g->values[x].type.dtype)
         return CAIRN_OK;
     cairn_attr_t attrs[16];
     const int na = conv_attrs_of(M, attrs, 16);

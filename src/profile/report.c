@@ -55,11 +55,11 @@ static void trunc_copy(char *dst, size_t cap, const char *src)
 
 /* ---- text ---- */
 
-/* any step held to the int8 roof */
+/* any step held to the int8 roof (profile_derive's rule) */
 static int has_int8(const profile_analysis_t *a)
 {
-    for (int i = 0; i < a->n_rows; i++)
-        if (a->rows[i].peak != a->roof.peak_gflops)
+    for (int i = 0; a->roof.peak_int8_gops > 0 && i < a->n_rows; i++)
+        if (profile_step_int8(&a->rows[i].step))
             return 1;
     return 0;
 }
@@ -71,7 +71,7 @@ void profile_report_text(FILE *f, const profile_analysis_t *a, const report_meta
     fprintf(f, "roofs %.1f GFLOP/s, %.1f GB/s (ridge %.2f FLOP/B; %s)\n", a->roof.peak_gflops,
             a->roof.peak_gbs, a->roof.peak_gbs > 0 ? a->roof.peak_gflops / a->roof.peak_gbs : 0,
             m->roof_source ? m->roof_source : "given");
-    if (a->roof.peak_int8_gops > 0 && has_int8(a))
+    if (has_int8(a))
         fprintf(f, "      8-bit steps (int8 kernels): %.1f GOP/s (ridge %.2f OP/B)\n",
                 a->roof.peak_int8_gops,
                 a->roof.peak_gbs > 0 ? a->roof.peak_int8_gops / a->roof.peak_gbs : 0);
@@ -389,7 +389,7 @@ static void roofline_svg(FILE *f, const profile_analysis_t *a)
     fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" fill=\"#c00\" text-anchor=\"end\">memory %.1f GB/s"
                "</text>\n",
             PX(ridge) - 6, PY(pk) - 6, bw);
-    if (a->roof.peak_int8_gops > 0 && has_int8(a) && a->roof.peak_int8_gops < ymax) {
+    if (has_int8(a) && a->roof.peak_int8_gops < ymax) {
         /* the 8-bit steps' ceiling (their GOP/s are plotted as GFLOP/s) */
         const double p8 = a->roof.peak_int8_gops, r8 = p8 / bw;
         fprintf(f, "<polyline fill=\"none\" stroke=\"#c00\" stroke-dasharray=\"6,4\" "
@@ -468,7 +468,7 @@ void profile_report_html(FILE *f, const profile_t *p, const profile_analysis_t *
                "Roofs: %.1f GFLOP/s, %.1f GB/s",
             a->n_rows, a->threads, m->isa ? m->isa : "?", a->iters, a->total_ms,
             a->roof.peak_gflops, a->roof.peak_gbs);
-    if (a->roof.peak_int8_gops > 0 && has_int8(a))
+    if (has_int8(a))
         fprintf(f, ", int8 %.1f GOP/s for the 8-bit steps", a->roof.peak_int8_gops);
     fprintf(f, " (");
     html_str(f, m->roof_source ? m->roof_source : "given");
