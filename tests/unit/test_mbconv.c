@@ -289,6 +289,11 @@ int main(void)
         {1, 6, 36, 10, 10, 13, 5, 2, 1, 0, GEMM_ACT_CLIP, 0, 0},
         {1, 4, 24, 4, 11, 10, 3, 3, 1, 0, GEMM_ACT_RELU, 0, 0},
         {1, 16, 17, 9, 6, 5, 1, 1, 1, 1, GEMM_ACT_CLIP, 0, 0},
+        /* whole planes whose output rows do not split evenly over 2
+         * threads (the stages split by pixels): one row, 7 rows from 13
+         * at stride 2 */
+        {1, 8, 32, 8, 1, 5, 3, 1, 1, 1, GEMM_ACT_CLIP, 0, 0},
+        {1, 16, 64, 24, 13, 13, 3, 2, 1, 0, GEMM_ACT_CLIP, 0, 0},
         /* a tall plane: several bands per thread range */
         {1, 8, 64, 8, 70, 9, 3, 1, 1, 1, GEMM_ACT_CLIP, 0, 0},
         {1, 8, 256, 16, 40, 40, 3, 2, 1, 0, GEMM_ACT_CLIP, 0, 0},
