@@ -793,6 +793,22 @@ static void gemm_block(const gjob_t *j, int64_t m0, int64_t m1, int64_t n0, int6
     base_scratch_put(ws, slot);
 }
 
+/* Tasks split M by rows rather than by MR-row panels: their last panels
+ * are partial (a kernel of its rows, whose time goes with them), so M =
+ * 128 on 2 tasks is 64 + 64 rows rather than 70 + 58. Not where A was
+ * packed ahead, in whole panels. With task_grid counting the rows a task
+ * really has (it counted 140 for M = 128 in one task, so split M at 70 +
+ * 58 rows looked as cheap as split N), the transformers' N = 384
+ * projections, B pre-packed, split M evenly: Zen 4, 2 threads, MiniLM
+ * encoder s128, per-step medians of 7 profiles, alternating: the output
+ * projection 0.188 -> 0.174 ms, the second FFN GEMM 0.720 -> 0.672, the
+ * per-step sum 13.91 -> 13.27 ms. Split N evenly instead (which a lone
+ * GEMM prefers: 128 x 384 x 1536 on its own 221 against 213 GFLOP/s) the
+ * sum was 13.70: the layer norm after each such step then read half its
+ * rows from the other core (7.8 -> 11.8 us), as did the next GEMM. Equal
+ * costs therefore go to splitting M. */
+static int rows_split(const gjob_t *j) { return j->tm > 1 && !j->packed_a && !j->direct; }
+
 static void gemm_task(void *ctx, size_t begin, size_t end, int worker)
 {
     (void)worker;
@@ -805,6 +821,8 @@ static void gemm_task(void *ctx, size_t begin, size_t end, int worker)
         split(mt, j->tm, pi, &a, &b);
         split(nt, j->tn, pj, &c, &d);
         int64_t m0 = a * mr, m1 = min64(b * mr, j->M), n0 = c * nr, n1 = min64(d * nr, j->N);
+        if (rows_split(j)) /* equal runs of rows, each task's last panel partial */
+            split(j->M, j->tm, pi, &m0, &m1);
         if (m0 >= m1 || n0 >= n1)
             continue;
         gemm_block(j, m0, m1, n0, n1);
@@ -814,8 +832,8 @@ static void gemm_task(void *ctx, size_t begin, size_t end, int worker)
 }
 
 /* The tm x tn grid of `tasks` tasks with the least per-task cost (ties go
- * to splitting N: each task then reads only its part of B); 0 when no grid
- * fits the tile counts. A task's cost per k step: its area of C (multiply-
+ * to splitting M: see rows_split); 0 when no grid fits the tile counts. A
+ * task's cost per k step: its area of C (multiply-
  * adds) plus, per row of A and per column of B it reads, GRID_PACK_COST for
  * an operand it packs on this call and GRID_STREAM_COST for one packed
  * ahead (weights) that it only streams: splitting M makes every task read
@@ -843,8 +861,15 @@ static int task_grid(const gjob_t *j, int tasks, int64_t mt, int64_t nt, int *tm
         int tn = tasks / tm;
         if (tm > mt || tn > nt || (j->direct && tm > 1))
             continue;
-        const double rows = (double)((mt + tm - 1) / tm * mr);
-        const double cols = (double)((nt + tn - 1) / tn * nr);
+        /* the largest task's rows and columns of C: split() gives the
+         * first tasks the extra tiles and the last one the partial tile,
+         * so a task with the most tiles has only whole ones unless it is
+         * the only one (M = 128 in tiles of 14 is 70 + 58 rows on 2 tasks,
+         * its 10 tiles 140 rows on one) */
+        const double rows = !j->packed_a && !j->direct
+                                ? (double)((j->M + tm - 1) / tm) /* rows_split */
+                                : (double)min64((mt + tm - 1) / tm * mr, j->M);
+        const double cols = (double)min64((nt + tn - 1) / tn * nr, j->N);
         const double ga = j->packed     ? GRID_PACK_COST
                           : j->packed_a ? GRID_STREAM_COST
                                         : GRID_OPERAND_COST;
@@ -852,7 +877,7 @@ static int task_grid(const gjob_t *j, int tasks, int64_t mt, int64_t nt, int *tm
                           : j->packed_a ? GRID_PACK_COST
                                         : GRID_OPERAND_COST;
         const double cost = rows * cols + ga * rows + gb * cols;
-        if (best < 0 || cost < best) {
+        if (best < 0 || cost <= best) { /* ties: the larger tm (rows_split) */
             best = cost;
             *tm_out = tm;
             *tn_out = tn;
