@@ -481,8 +481,7 @@ static cairn_status_t mb_planes(const kctx_t *k, const mb_job_t *j, int64_t n, f
                                 float *D, int64_t *pix)
 {
     const int64_t threads = base_pool_threads(k->pool), OH = j->p->OH;
-    const int bypx = threads > 1 && OH % threads != 0 && j->p->OH * j->p->OW >= threads &&
-                     j->p->H * j->p->W >= threads;
+    const int bypx = threads > 1 && OH % threads != 0;
     px_job_t x = {j, n, bypx ? threads : min64(threads, OH), 0, bypx, E, D, pix, CAIRN_OK};
     for (x.stage = 0; x.stage < 2 + bypx; x.stage++) {
         if (x.stage == 0 && bypx) {
