@@ -18,6 +18,16 @@
  *       the two differ by f32 rounding of the sums (fuse_gemm then adds
  *       any epilogue chain after it, prepack packs W);
  *
+ *   Gemm(DequantizeLinear(a, ...), DequantizeLinear(W, ...), [C])
+ *       alpha 1, transA 0, beta 1 where C is given, C f32 with one value
+ *       per column; W as above, or [N, K] under transB with its scales per
+ *       row (axis 0): a classifier, as quantize_static's QDQ form and the
+ *       loader's com.microsoft QGemm write it
+ *   -> FusedMatMulInteger(a, op(W), sa * sw, za, zw, C)
+ *       as above, Wᵀ stored transposed, C the bias of the epilogue: the
+ *       int8 weights are read (a quarter of the bytes of the f32 GEMM's)
+ *       instead of dequantised to f32 by fold;
+ *
  *   Conv(DequantizeLinear(x, sx, [zx]), DequantizeLinear(W, sw, [zw]), [B])
  *       group 1; x as above; W a constant u8 / i8 [M, C, k...] with sw and
  *       zw one value or one per output channel (axis 0)
@@ -156,7 +166,23 @@ static cairn_status_t qdq_matmul(rw_t *r, int mm)
 {
     const ir_graph_t *g = r->g;
     const ir_node_t *m = &g->nodes[mm];
-    if (m->n_inputs != 2 || g->values[m->outputs[0]].type.dtype != CAIRN_F32)
+    /* Gemm (its slots: alpha, beta, transA, transB): alpha 1, A as it is,
+     * and a C only under beta 1, as a bias of one value per column */
+    const int gemm = m->op == IR_OP_Gemm;
+    int tb = 0, bias = -1;
+    if (gemm) {
+        if (m->n_inputs < 2 || ir_attr_f(m, 0) != 1.0f || ir_attr_i(m, 2) != 0)
+            return CAIRN_OK;
+        tb = ir_attr_i(m, 3) != 0;
+        if (m->n_inputs > 2 && m->inputs[2] >= 0) {
+            if (ir_attr_f(m, 1) != 1.0f)
+                return CAIRN_OK;
+            bias = m->inputs[2];
+        }
+    } else if (m->n_inputs != 2) {
+        return CAIRN_OK;
+    }
+    if (g->values[m->outputs[0]].type.dtype != CAIRN_F32)
         return CAIRN_OK;
     const int da = rw_producer(r, m->inputs[0], IR_OP_DequantizeLinear);
     const int dw = rw_producer(r, m->inputs[1], IR_OP_DequantizeLinear);
@@ -167,24 +193,46 @@ static cairn_status_t qdq_matmul(rw_t *r, int mm)
     const ir_node_t *A = &g->nodes[da], *W = &g->nodes[dw];
     if (!dq_per_tensor(g, A, &sa, &za) || g->values[A->inputs[0]].type.shape.rank < 1)
         return CAIRN_OK;
-    /* the weights: constant 2-D, quantised per tensor or per column */
+    /* the weights: constant 2-D, quantised per tensor or per column (of
+     * op(W): a row of W itself under transB) */
     const ir_value_t *wv = &g->values[W->inputs[0]];
     const cairn_dtype_t wt = wv->type.dtype;
-    if (wv->kind != IR_VALUE_CONSTANT || wv->type.shape.rank != 2 ||
+    if (wv->kind != IR_VALUE_CONSTANT || !wv->data || wv->type.shape.rank != 2 ||
         (wt != CAIRN_U8 && wt != CAIRN_I8))
         return CAIRN_OK;
-    const int64_t N = wv->type.shape.d[1];
+    const int64_t N = wv->type.shape.d[tb ? 0 : 1], K = wv->type.shape.d[tb ? 1 : 0];
     const int ws = W->inputs[1], wz = zp_input(W);
-    const int64_t axis = ir_attr_i(W, 0);
+    const int64_t axis = ir_attr_i(W, 0), col_axis = tb ? 0 : 1;
     if (!per_col(g, ws, CAIRN_F32, N) || (wz >= 0 && !per_col(g, wz, wt, N)))
         return CAIRN_OK;
     const int64_t ns = ir_shape_numel(&g->values[ws].type.shape);
-    if (ns == N && N > 1 && axis != 1 && axis != -1)
-        return CAIRN_OK; /* one scale per row of W: not a column factor */
+    if (ns == N && N > 1 && axis != col_axis && axis != col_axis - 2)
+        return CAIRN_OK; /* one scale per row of op(W): not a column factor */
     if (wz >= 0 && ir_shape_numel(&g->values[wz].type.shape) != 1 && ns != N)
         return CAIRN_OK; /* zero points per column under one scale: DQ would refuse it */
+    if (bias >= 0) { /* f32, N values along the last axis: added to every row */
+        const ir_type_t *bt = &g->values[bias].type;
+        if (bt->dtype != CAIRN_F32 || bt->shape.rank < 1 || ir_shape_numel(&bt->shape) != N ||
+            bt->shape.d[bt->shape.rank - 1] != N)
+            return CAIRN_OK;
+    }
     int sv; /* sa * sw, one per column or one */
     BASE_TRY(scale_product(r, sa, ws, ns, &sv));
+    int wq = W->inputs[0];
+    if (tb) { /* op(W) = Wᵀ stored as the K x N the int8 GEMM packs */
+        uint8_t *t = malloc(N * K > 0 ? (size_t)(N * K) : 1);
+        if (!t)
+            return base_error(CAIRN_ERR_OUT_OF_MEMORY, "fuse_qdq: %lld x %lld weights",
+                               (long long)K, (long long)N);
+        const uint8_t *w = r->g->values[W->inputs[0]].data; /* one byte an element */
+        for (int64_t n = 0; n < N; n++)
+            for (int64_t k = 0; k < K; k++)
+                t[k * N + n] = w[n * K + k];
+        const int64_t dims[2] = {K, N};
+        cairn_status_t st = rw_add_const(r, "qdq_wt", wt, 2, dims, t, &wq);
+        free(t);
+        BASE_TRY(st);
+    }
     g = r->g; /* adding a value may have moved the arrays */
     m = &g->nodes[mm];
     A = &g->nodes[da];
@@ -195,8 +243,8 @@ static cairn_status_t qdq_matmul(rw_t *r, int mm)
     if (dw != da && rw_sole_consumer(r, W->outputs[0]) == mm)
         grp[ng++] = dw;
     grp[ng++] = mm;
-    const int in[5] = {A->inputs[0], W->inputs[0], sv, zp_input(A), wz};
-    const int n_in = wz >= 0 ? 5 : zp_input(A) >= 0 ? 4 : 3;
+    const int in[6] = {A->inputs[0], wq, sv, zp_input(A), wz, bias};
+    const int n_in = bias >= 0 ? 6 : wz >= 0 ? 5 : zp_input(A) >= 0 ? 4 : 3;
     cairn_attr_t attrs[1] = {cairn_attr_int("activation", GEMM_ACT_NONE)};
     return rw_try_replace(r, mm, IR_OP_FusedMatMulInteger, in, n_in, attrs, 1, grp, ng);
 }
@@ -569,7 +617,7 @@ cairn_status_t pass_fuse_qdq(ir_graph_t *g, const pass_ctx_t *c)
     BASE_TRY(rw_init(&r, g));
     cairn_status_t s = CAIRN_OK;
     for (int i = 0; i < r.g->n_nodes && s == CAIRN_OK; i++)
-        if (!r.dead[i] && r.g->nodes[i].op == IR_OP_MatMul)
+        if (!r.dead[i] && (r.g->nodes[i].op == IR_OP_MatMul || r.g->nodes[i].op == IR_OP_Gemm))
             s = qdq_matmul(&r, i);
         else if (!r.dead[i] && r.g->nodes[i].op == IR_OP_Conv) {
             s = qdq_conv_q(&r, i);

@@ -776,6 +776,76 @@ static void test_fuse_eltwise_q8(void)
     cairn_graph_destroy(g);
 }
 
+/* x -> QDQ -> Gemm(., DQ(W), [bias]): W int8 [N, K] under transB (the
+ * classifier quantize_static and the loader's com.microsoft QGemm write)
+ * or [K, N], its scales and zero points per column of op(W) (axis 0 of
+ * W under transB, 1 without) or one each. fuse_qdq makes it a
+ * FusedMatMulInteger on Wᵀ stored transposed, the bias its epilogue's;
+ * alpha other than 1, beta other than 1 with a C, or scales along K
+ * (per_col 2) leave the Gemm as it is; square (K = N): scales along K
+ * then have as many values as columns, and only their axis tells. */
+static void test_fuse_qdq_gemm(int tb, int per_col, int with_bias, float alpha, float beta,
+                               int square)
+{
+    const int K = square ? 32 : 24, N = square ? 32 : 40;
+    cairn_graph_t *g;
+    CHECK_OK(cairn_graph_create(&g));
+    int64_t dx[2] = {3, K}, db[1] = {N};
+    cairn_value_id x;
+    CHECK_OK(cairn_graph_add_input(g, "x", CAIRN_F32, 2, dx, NULL, &x));
+    int8_t w[40 * 32], wz[40];
+    float ws[40];
+    check_rng_t rr = {321};
+    for (int i = 0; i < K * N; i++)
+        w[i] = (int8_t)((int)(check_rng_next(&rr) % 255) - 127);
+    for (int j = 0; j < N; j++) {
+        ws[j] = 0.002f + 0.0001f * (float)j;
+        wz[j] = (int8_t)(j % 5 - 2);
+    }
+    /* per column of op(W): N of them along op(W)'s columns; per_col 2:
+     * K of them along its rows */
+    const int nw = per_col == 1 ? N : per_col == 2 ? K : 1;
+    const int col_axis = tb ? 0 : 1;
+    cairn_tensor_t wt = {CAIRN_I8, 2, {tb ? N : K, tb ? K : N}, w};
+    cairn_tensor_t wst = {CAIRN_F32, 1, {nw}, ws}, wzt = {CAIRN_I8, 1, {nw}, wz};
+    cairn_value_id dw[3];
+    CHECK_OK(cairn_graph_add_constant(g, "W", &wt, &dw[0]));
+    CHECK_OK(cairn_graph_add_constant(g, "W/scale", &wst, &dw[1]));
+    CHECK_OK(cairn_graph_add_constant(g, "W/zp", &wzt, &dw[2]));
+    cairn_attr_t axis = cairn_attr_int("axis", per_col == 2 ? 1 - col_axis : col_axis);
+    cairn_value_id wdq = node(g, "DequantizeLinear", "W/DQ", dw, 3, &axis, 1);
+    cairn_value_id xd = qdq(g, "x", x, 0.031f, CAIRN_U8, 117);
+    cairn_value_id gin[3] = {xd, wdq, with_bias ? tensor(g, "bias", 1, db, 9, -0.5, 0.5) : -1};
+    cairn_attr_t ga[3] = {cairn_attr_float("alpha", alpha), cairn_attr_float("beta", beta),
+                          cairn_attr_int("transB", tb)};
+    cairn_value_id y = node(g, "Gemm", "fc/Gemm", gin, with_bias ? 3 : 2, ga, 3);
+    CHECK_OK(cairn_graph_mark_output(g, y));
+    ir_graph_t *cg = compiled(g, "fuse_qdq");
+    const ir_node_t *n = find_op(cg, IR_OP_FusedMatMulInteger);
+    const int fuses = per_col != 2 && alpha == 1.0f && (beta == 1.0f || !with_bias);
+    if (!fuses) {
+        CHECK_MSG(!n && count_op(cg, IR_OP_Gemm) == 1,
+                  "Gemm tb %d per_col %d bias %d alpha %g beta %g: fused", tb, per_col,
+                  with_bias, (double)alpha, (double)beta);
+    } else {
+        CHECK_MSG(n && count_op(cg, IR_OP_Gemm) == 0 && has_source(n, "fc/Gemm") &&
+                      has_source(n, "W/DQ"),
+                  "Gemm tb %d per_col %d bias %d: not fused", tb, per_col, with_bias);
+        if (n) {
+            const ir_value_t *bw = &cg->values[n->inputs[1]];
+            CHECK(bw->type.dtype == CAIRN_I8 && bw->type.shape.rank == 2 &&
+                  bw->type.shape.d[0] == K && bw->type.shape.d[1] == N);
+            CHECK(with_bias ? n->n_inputs == 6 && n->inputs[5] >= 0 : n->n_inputs <= 5);
+        }
+    }
+    ir_graph_destroy(cg);
+    int64_t dims[1][CAIRN_MAX_RANK] = {{3, K}};
+    int ranks[1] = {2};
+    compare_runs(g, "fuse_qdq", 1, dims, ranks, 1e-5); /* f32 rounding of the sums */
+    compare_runs(g, "all", 1, dims, ranks, 1e-5);
+    cairn_graph_destroy(g);
+}
+
 /* Pairs alone (no GEMM): the qdq opcode gives the pairs' bits exactly;
  * pairs that differ (another scale) or whose 8-bit tensor is read twice
  * stay as written. */
@@ -1193,6 +1263,15 @@ int main(void)
     test_fuse_qdq(CAIRN_U8, 7, 1, 1);
     test_fuse_qdq(CAIRN_I8, 0, 0, 1);
     test_fuse_qdq(CAIRN_U8, 128, 2, 0);
+    for (int tb = 0; tb < 2; tb++)
+        for (int pc = 0; pc < 3; pc++)
+            test_fuse_qdq_gemm(tb, pc, pc != 1, 1.0f, 1.0f, 0);
+    test_fuse_qdq_gemm(1, 2, 1, 1.0f, 1.0f, 1); /* K-wise scales, as many as columns */
+    test_fuse_qdq_gemm(0, 2, 0, 1.0f, 1.0f, 1);
+    test_fuse_qdq_gemm(1, 1, 0, 1.0f, 1.0f, 1);
+    test_fuse_qdq_gemm(1, 1, 1, 0.5f, 1.0f, 0); /* alpha: stays a Gemm */
+    test_fuse_qdq_gemm(1, 1, 1, 1.0f, 2.0f, 0); /* beta with a C: stays */
+    test_fuse_qdq_gemm(0, 0, 0, 1.0f, 2.0f, 0); /* beta without a C: fuses */
     test_fuse_qdq_pairs();
     test_fuse_qdq_maxpool(CAIRN_U8, 7);
     test_fuse_qdq_maxpool(CAIRN_I8, -3);

@@ -88,6 +88,12 @@ static void sweep(const gemm_kern_t *kn)
         /* several blocks in every direction, and both threads */
         fails += !run_case(kn, 0, 2, ta, tb, rnd(100, 200), rnd(100, 200), bl.kc + rnd(1, 7), t & 1);
     }
+    /* the few-row tiles (1, up to 4, up to 8 rows: S8_TILE_ROWS), their
+     * chains over whole and partial runs of K groups */
+    static const int64_t fk[] = {1, 4, 13, 16, 19, 64, 257};
+    for (int64_t m = 1; m <= 9; m++)
+        for (size_t i = 0; i < sizeof fk / sizeof fk[0]; i++)
+            fails += !run_case(kn, 0, 1, (int)(i & 1), 0, m, rnd(1, 70), fk[i], (int)(m & 1));
     fails += !run_case(kn, 0, 2, 0, 0, 3, bl.nc + bl.nc / 2 + 5, 9, 0); /* several NC blocks */
     fails += !run_case(kn, 0, 1, 0, 0, 5, 7, 0, 0);    /* K = 0 writes zeros */
     fails += !run_case(kn, 0, 1, 1, 1, 5, 7, 0, 1);    /* ... or keeps C */
