@@ -733,7 +733,9 @@ static int conv_ties_case(int64_t C, int64_t M, int64_t P, cairn_dtype_t xt, cai
 
 static void test_conv_ties(void)
 {
-    static const int64_t Ms[] = {1, 13, 14, 15, 27, 28, 29, 97};
+    /* M + 1 rows (the ones row) leave 1 to 14 in the last panel, which the
+     * tile computes in R = 4, 6, ..., 14 rows (rqg_last): every R */
+    static const int64_t Ms[] = {1, 13, 14, 15, 27, 28, 29, 97, 4, 6, 9, 11, 24, 64};
     static const int64_t Ps[] = {1, 31, 33, 64, 129, 300};
     int fails = 0;
     for (size_t mi = 0; mi < sizeof Ms / sizeof Ms[0]; mi++)

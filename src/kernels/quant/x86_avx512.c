@@ -775,17 +775,17 @@ rqg_row(const quant_rq_gemm_t *g, int64_t i, __m512i x0, __m512i x1, int n, uint
  * gives the column terms into zt. */
 static inline __attribute__((always_inline)) RQ_TARGET void
 rqg_panel(const quant_rq_gemm_t *g, int64_t p, const uint8_t *bp, int n, uint8_t *y,
-          int64_t ldy, __m512i zt[2], const int COLS, int store)
+          int64_t ldy, __m512i zt[2], const int COLS, int store, const int R)
 {
     const uint8_t *ap = g->ap + p * 14 * g->kcp;
     __m512i acc[14][2];
 #pragma GCC unroll 14
-    for (int r = 0; r < 14; r++)
+    for (int r = 0; r < R; r++)
         acc[r][0] = acc[r][1] = _mm512_setzero_si512();
     for (int64_t k = 0; k < g->kcp; k += 4) {
         const __m512i b0 = _mm512_loadu_si512(bp + k * 32), b1 = _mm512_loadu_si512(bp + k * 32 + 64);
 #pragma GCC unroll 14
-        for (int r = 0; r < 14; r++) {
+        for (int r = 0; r < R; r++) {
             int32_t a4;
             memcpy(&a4, ap + k * 14 + 4 * r, 4);
             const __m512i av = _mm512_set1_epi32(a4);
@@ -797,7 +797,7 @@ rqg_panel(const quant_rq_gemm_t *g, int64_t p, const uint8_t *bp, int n, uint8_t
         const int64_t r1 = g->M - 14 * p;
         const __m512i kzb = _mm512_set1_epi32((int32_t)g->kzb), za = _mm512_set1_epi32(g->za);
 #pragma GCC unroll 14
-        for (int r = 0; r < 14; r++)
+        for (int r = 0; r < R; r++)
             if (r == r1) {
                 zt[0] = _mm512_mullo_epi32(_mm512_sub_epi32(kzb, acc[r][0]), za);
                 zt[1] = _mm512_mullo_epi32(_mm512_sub_epi32(kzb, acc[r][1]), za);
@@ -806,7 +806,7 @@ rqg_panel(const quant_rq_gemm_t *g, int64_t p, const uint8_t *bp, int n, uint8_t
     if (!store)
         return;
 #pragma GCC unroll 14
-    for (int r = 0; r < 14; r++) {
+    for (int r = 0; r < R; r++) {
         const int64_t i = 14 * p + r;
         if (i < g->M) {
             /* the row term and b (wrapping 32-bit additions, as the sums') */
@@ -819,16 +819,43 @@ rqg_panel(const quant_rq_gemm_t *g, int64_t p, const uint8_t *bp, int n, uint8_t
     }
 }
 
+/* The last panel, of its first R rows only (the rest are padding): the
+ * tile does R rows' multiply-adds, where 14 did them for M + 1 = 129
+ * rows' 3 (ResNet-50's 128-channel layers) or 17's 3 (MobileNetV2's
+ * 16-channel projection); R even, at least 4 (8 chains of accumulators
+ * for the multiply-add's latency). Each R a function of its own, so that the
+ * whole panels' tile keeps its accumulators in registers (see the int8
+ * GEMM's S8_TILE_ROWS). */
+#define RQG_LAST_FN(R)                                                                            \
+    static __attribute__((noinline)) RQ_TARGET void rqg_last##R(                                 \
+        const quant_rq_gemm_t *g, int64_t p, const uint8_t *bp, int n, uint8_t *y, int64_t ldy, \
+        __m512i zt[2], int store)                                                                 \
+    {                                                                                             \
+        rqg_panel(g, p, bp, n, y, ldy, zt, 1, store, R);                                          \
+    }
+RQG_LAST_FN(4)
+RQG_LAST_FN(6)
+RQG_LAST_FN(8)
+RQG_LAST_FN(10)
+RQG_LAST_FN(12)
+RQG_LAST_FN(14)
+
 RQ_TARGET void quant_rq_gemm_vnni(const quant_rq_gemm_t *g, const uint8_t *bp, int n, uint8_t *y,
                                   int64_t ldy, int64_t p0, int64_t p1)
 {
-    const int64_t last = (g->Mg + 13) / 14 - 1;
+    const int64_t last = (g->Mg + 13) / 14 - 1, rows = g->Mg - 14 * last;
     __m512i zt[2] = {_mm512_setzero_si512(), _mm512_setzero_si512()};
     /* the last panel first: its ones row gives the column terms (its rows
      * are stored only when it is in [p0, p1)) */
-    rqg_panel(g, last, bp, n, y, ldy, zt, 1, last >= p0 && last < p1);
+    const int store = last >= p0 && last < p1;
+    (rows <= 4    ? rqg_last4
+     : rows <= 6  ? rqg_last6
+     : rows <= 8  ? rqg_last8
+     : rows <= 10 ? rqg_last10
+     : rows <= 12 ? rqg_last12
+                  : rqg_last14)(g, last, bp, n, y, ldy, zt, store);
     for (int64_t p = p0; p < p1 && p < last; p++)
-        rqg_panel(g, p, bp, n, y, ldy, zt, 0, 1);
+        rqg_panel(g, p, bp, n, y, ldy, zt, 0, 1, 14);
 }
 
 #else
