@@ -738,7 +738,8 @@ VN_TARGET void quant_dw3_plane_vnni(const quant_dw_geom_t *g, const void *x, con
 /* 32 requantised bytes of row i (two vectors of sums x = acc + zt + rt +
  * b) into y, n of them; the rare doubtful vector through the double path */
 static inline __attribute__((always_inline)) void
-rqg_row(const quant_rq_gemm_t *g, int64_t i, __m512i x0, __m512i x1, int n, uint8_t *y)
+rqg_row(const quant_rq_gemm_t *g, int64_t i, __m512i x0, __m512i x1, int n, uint8_t *y,
+        const int NV)
 {
     const float mf = g->mult[g->mult_vec ? i : 0];
     const int32_t b = g->bias ? g->bias[i] : 0;
@@ -746,18 +747,20 @@ rqg_row(const quant_rq_gemm_t *g, int64_t i, __m512i x0, __m512i x1, int n, uint
     const __m512i vz = _mm512_set1_epi32(g->z);
     const __m512 near = _mm512_set1_ps(0.5f - 0x1p-13f);
     __m512i q[2];
-    __mmask16 bad[2];
+    __mmask16 bad[2] = {0, 0};
     const __m512i x[2] = {x0, x1};
 #pragma GCC unroll 2
-    for (int v = 0; v < 2; v++) {
+    for (int v = 0; v < NV; v++) {
         const __m512 pf = rq_product(x[v], vm, near, &bad[v]);
         q[v] = _mm512_add_epi32(_mm512_cvtps_epi32(pf), vz);
     }
+    if (NV == 1)
+        q[1] = q[0]; /* lanes past n <= 16: not stored */
     if (!_kortestz_mask16_u8(bad[0], bad[1])) { /* the row's constants for the double path */
         rq_consts_t c;
         rq_setup(&c, (double)b, (double)mf, g->z, g->y_u8, QUANT_ACC_ANY);
 #pragma GCC unroll 2
-        for (int v = 0; v < 2; v++) /* the sums without b, as rq_double takes them */
+        for (int v = 0; v < NV; v++) /* the sums without b, as rq_double takes them */
             q[v] = rq_double(_mm512_sub_epi32(x[v], _mm512_set1_epi32(b)), c.vb, c.vm, c.vz,
                              c.lo, c.hi);
     }
@@ -775,7 +778,7 @@ rqg_row(const quant_rq_gemm_t *g, int64_t i, __m512i x0, __m512i x1, int n, uint
  * gives the column terms into zt. */
 static inline __attribute__((always_inline)) RQ_TARGET void
 rqg_panel(const quant_rq_gemm_t *g, int64_t p, const uint8_t *bp, int n, uint8_t *y,
-          int64_t ldy, __m512i zt[2], const int COLS, int store, const int R)
+          int64_t ldy, __m512i zt[2], const int COLS, int store, const int R, const int NV)
 {
     const uint8_t *ap = g->ap + p * 14 * g->kcp;
     __m512i acc[14][2];
@@ -783,14 +786,16 @@ rqg_panel(const quant_rq_gemm_t *g, int64_t p, const uint8_t *bp, int n, uint8_t
     for (int r = 0; r < R; r++)
         acc[r][0] = acc[r][1] = _mm512_setzero_si512();
     for (int64_t k = 0; k < g->kcp; k += 4) {
-        const __m512i b0 = _mm512_loadu_si512(bp + k * 32), b1 = _mm512_loadu_si512(bp + k * 32 + 64);
+        const __m512i b0 = _mm512_loadu_si512(bp + k * 32);
+        const __m512i b1 = NV == 2 ? _mm512_loadu_si512(bp + k * 32 + 64) : b0;
 #pragma GCC unroll 14
         for (int r = 0; r < R; r++) {
             int32_t a4;
             memcpy(&a4, ap + k * 14 + 4 * r, 4);
             const __m512i av = _mm512_set1_epi32(a4);
             acc[r][0] = _mm512_dpbusd_epi32(acc[r][0], av, b0);
-            acc[r][1] = _mm512_dpbusd_epi32(acc[r][1], av, b1);
+            if (NV == 2)
+                acc[r][1] = _mm512_dpbusd_epi32(acc[r][1], av, b1);
         }
     }
     if (COLS && g->za) { /* z2 = K zb' - S_j, zt = z2 za' */
@@ -814,7 +819,8 @@ rqg_panel(const quant_rq_gemm_t *g, int64_t p, const uint8_t *bp, int n, uint8_t
                                 (uint32_t)(g->bias ? g->bias[i] : 0);
             const __m512i vrb = _mm512_set1_epi32((int32_t)rb);
             rqg_row(g, i, _mm512_add_epi32(_mm512_add_epi32(acc[r][0], zt[0]), vrb),
-                    _mm512_add_epi32(_mm512_add_epi32(acc[r][1], zt[1]), vrb), n, y + i * ldy);
+                    _mm512_add_epi32(_mm512_add_epi32(acc[r][1], zt[1]), vrb), n, y + i * ldy,
+                    NV);
         }
     }
 }
@@ -823,22 +829,38 @@ rqg_panel(const quant_rq_gemm_t *g, int64_t p, const uint8_t *bp, int n, uint8_t
  * tile does R rows' multiply-adds, where 14 did them for M + 1 = 129
  * rows' 3 (ResNet-50's 128-channel layers) or 17's 3 (MobileNetV2's
  * 16-channel projection); R even, at least 4 (8 chains of accumulators
- * for the multiply-add's latency). Each R a function of its own, so that the
- * whole panels' tile keeps its accumulators in registers (see the int8
- * GEMM's S8_TILE_ROWS). */
-#define RQG_LAST_FN(R)                                                                            \
-    static __attribute__((noinline)) RQ_TARGET void rqg_last##R(                                 \
+ * for the multiply-add's latency). And a panel of at most 16 columns (a
+ * 14x14 plane's 196 pixels end in 4) in one vector a row rather than
+ * two. Each form a function of its own, so that each keeps its
+ * accumulators in registers (see the int8 GEMM's S8_TILE_ROWS). */
+#define RQG_LAST_FN(R, NV)                                                                        \
+    static __attribute__((noinline)) RQ_TARGET void rqg_last##R##_##NV(                          \
         const quant_rq_gemm_t *g, int64_t p, const uint8_t *bp, int n, uint8_t *y, int64_t ldy, \
         __m512i zt[2], int store)                                                                 \
     {                                                                                             \
-        rqg_panel(g, p, bp, n, y, ldy, zt, 1, store, R);                                          \
+        rqg_panel(g, p, bp, n, y, ldy, zt, 1, store, R, NV);                                      \
     }
-RQG_LAST_FN(4)
-RQG_LAST_FN(6)
-RQG_LAST_FN(8)
-RQG_LAST_FN(10)
-RQG_LAST_FN(12)
-RQG_LAST_FN(14)
+RQG_LAST_FN(4, 2)
+RQG_LAST_FN(6, 2)
+RQG_LAST_FN(8, 2)
+RQG_LAST_FN(10, 2)
+RQG_LAST_FN(12, 2)
+RQG_LAST_FN(14, 2)
+RQG_LAST_FN(4, 1)
+RQG_LAST_FN(8, 1)
+RQG_LAST_FN(14, 1)
+
+/* the whole panels [p0, p1) but the last */
+#define RQG_PANELS_FN(NV)                                                                         \
+    static __attribute__((noinline)) RQ_TARGET void rqg_panels_##NV(                             \
+        const quant_rq_gemm_t *g, const uint8_t *bp, int n, uint8_t *y, int64_t ldy,            \
+        __m512i zt[2], int64_t p0, int64_t p1, int64_t last)                                      \
+    {                                                                                             \
+        for (int64_t p = p0; p < p1 && p < last; p++)                                             \
+            rqg_panel(g, p, bp, n, y, ldy, zt, 0, 1, 14, NV);                                     \
+    }
+RQG_PANELS_FN(2)
+RQG_PANELS_FN(1)
 
 RQ_TARGET void quant_rq_gemm_vnni(const quant_rq_gemm_t *g, const uint8_t *bp, int n, uint8_t *y,
                                   int64_t ldy, int64_t p0, int64_t p1)
@@ -848,14 +870,19 @@ RQ_TARGET void quant_rq_gemm_vnni(const quant_rq_gemm_t *g, const uint8_t *bp, i
     /* the last panel first: its ones row gives the column terms (its rows
      * are stored only when it is in [p0, p1)) */
     const int store = last >= p0 && last < p1;
-    (rows <= 4    ? rqg_last4
-     : rows <= 6  ? rqg_last6
-     : rows <= 8  ? rqg_last8
-     : rows <= 10 ? rqg_last10
-     : rows <= 12 ? rqg_last12
-                  : rqg_last14)(g, last, bp, n, y, ldy, zt, store);
-    for (int64_t p = p0; p < p1 && p < last; p++)
-        rqg_panel(g, p, bp, n, y, ldy, zt, 0, 1, 14);
+    if (n <= 16) {
+        (rows <= 4 ? rqg_last4_1 : rows <= 8 ? rqg_last8_1 : rqg_last14_1)(g, last, bp, n, y, ldy,
+                                                                            zt, store);
+        rqg_panels_1(g, bp, n, y, ldy, zt, p0, p1, last);
+        return;
+    }
+    (rows <= 4    ? rqg_last4_2
+     : rows <= 6  ? rqg_last6_2
+     : rows <= 8  ? rqg_last8_2
+     : rows <= 10 ? rqg_last10_2
+     : rows <= 12 ? rqg_last12_2
+                  : rqg_last14_2)(g, last, bp, n, y, ldy, zt, store);
+    rqg_panels_2(g, bp, n, y, ldy, zt, p0, p1, last);
 }
 
 #else
