@@ -180,6 +180,15 @@ static void sweep(const gemm_kern_t *kn)
         fails += !run_case(kn, 0, 2, ta, tb, rnd(100, 200), rnd(100, 200), bl.kc + rnd(1, 7),
                            1.0f, t & 1 ? 0.0f : 0.5f, t == 3 ? 1 : t == 1 ? 2 : 0);
     }
+    /* the few-row tiles (1, up to 4, up to 8 rows: BF16_TILE_FN), their
+     * chains over whole and partial runs of k pairs, with the epilogues */
+    static const int64_t fk[] = {1, 2, 7, 8, 9, 64, 257};
+    for (int64_t m = 1; m <= 9; m++)
+        for (size_t i = 0; i < sizeof fk / sizeof fk[0]; i++) {
+            const float *x = ab[(m + (int64_t)i) % 4];
+            fails += !run_case(kn, 0, 1, (int)(i & 1), 0, m, rnd(1, 70), fk[i], x[0], x[1],
+                               (int)(m % 3));
+        }
     fails += !run_case(kn, 0, 2, 0, 0, 3, bl.nc + bl.nc / 2 + 5, 9, 1, 0, 1); /* several NC blocks */
     fails += !run_case(kn, 0, 1, 0, 0, 5, 7, 0, 1, 0, 0);    /* K = 0 */
     CHECK_MSG(fails == 0, "%s: %d failing cases", kn->name, fails);
