@@ -1563,10 +1563,57 @@ void gemm_f32_smallm_avx2(int m, int64_t n, int64_t K, float alpha, const float 
  * vbroadcastss (a plain load on Zen 2; vpbroadcastd also took a vector
  * ALU slot from the vpmaddwd/vpaddd stream: 75 -> 86 GOP/s at 1024^3).
  * beta != 0 adds C. */
+/* One row of the panel (m = 1: a classifier's product, which the 6-row
+ * tile ran at a sixth of its rate): four chains of accumulators over the
+ * k pairs, summed at the end. */
+static __attribute__((noinline)) void s16_row1_avx2(int64_t kc, const int16_t *a,
+                                                     const int16_t *b, int32_t *c, int n,
+                                                     float beta)
+{
+    enum { SMR = 6, SNR = 16 };
+    __m256i acc[4][2];
+    for (int h = 0; h < 4; h++)
+        acc[h][0] = acc[h][1] = _mm256_setzero_si256();
+    const int64_t ng = (kc + 1) / 2;
+    int64_t g = 0;
+    for (; g + 4 <= ng; g += 4) {
+#pragma GCC unroll 4
+        for (int h = 0; h < 4; h++) {
+            int32_t a2;
+            memcpy(&a2, a + 2 * SMR * h, 4);
+            const __m256i av = _mm256_set1_epi32(a2);
+            const __m256i *bv = (const __m256i *)(b + 2 * SNR * h);
+            acc[h][0] = _mm256_add_epi32(acc[h][0], _mm256_madd_epi16(av, _mm256_load_si256(bv)));
+            acc[h][1] =
+                _mm256_add_epi32(acc[h][1], _mm256_madd_epi16(av, _mm256_load_si256(bv + 1)));
+        }
+        a += 8 * SMR, b += 8 * SNR;
+    }
+    for (; g < ng; g++, a += 2 * SMR, b += 2 * SNR) {
+        int32_t a2;
+        memcpy(&a2, a, 4);
+        const __m256i av = _mm256_set1_epi32(a2);
+        acc[0][0] = _mm256_add_epi32(acc[0][0], _mm256_madd_epi16(av, _mm256_load_si256((const __m256i *)b)));
+        acc[0][1] = _mm256_add_epi32(acc[0][1],
+                                     _mm256_madd_epi16(av, _mm256_load_si256((const __m256i *)b + 1)));
+    }
+    int32_t t[SNR] __attribute__((aligned(32)));
+    for (int v = 0; v < 2; v++)
+        _mm256_store_si256((__m256i *)t + v,
+                           _mm256_add_epi32(_mm256_add_epi32(acc[0][v], acc[1][v]),
+                                            _mm256_add_epi32(acc[2][v], acc[3][v])));
+    for (int j = 0; j < n; j++)
+        c[j] = (int32_t)((beta != 0.0f ? (uint32_t)c[j] : 0u) + (uint32_t)t[j]);
+}
+
 GEMM_LOWP_UK(gemm_s8_ukernel_6x16_avx2_s16)
 {
     (void)kn, (void)alpha, (void)e;
     enum { SMR = 6, SNR = 16 };
+    if (m <= 1) {
+        s16_row1_avx2(kc, A, B, C, n, beta);
+        return;
+    }
     const int16_t *a = A, *b = B;
     int32_t acc[SMR][SNR] __attribute__((aligned(32)));
     int64_t g2 = (kc + 1) / 2 / 2, g1 = (kc + 1) / 2 % 2;
