@@ -218,13 +218,14 @@ static cairn_status_t qdq_matmul(rw_t *r, int mm)
     }
     int sv; /* sa * sw, one per column or one */
     BASE_TRY(scale_product(r, sa, ws, ns, &sv));
-    int wq = W->inputs[0];
+    /* adding a value may have moved the arrays: W's input by index */
+    int wq = r->g->nodes[dw].inputs[0];
     if (tb) { /* op(W) = Wᵀ stored as the K x N the int8 GEMM packs */
         uint8_t *t = malloc(N * K > 0 ? (size_t)(N * K) : 1);
         if (!t)
             return base_error(CAIRN_ERR_OUT_OF_MEMORY, "fuse_qdq: %lld x %lld weights",
                                (long long)K, (long long)N);
-        const uint8_t *w = r->g->values[W->inputs[0]].data; /* one byte an element */
+        const uint8_t *w = r->g->values[wq].data; /* one byte an element */
         for (int64_t n = 0; n < N; n++)
             for (int64_t k = 0; k < K; k++)
                 t[k * N + n] = w[n * K + k];

@@ -813,7 +813,10 @@ static void test_fuse_qdq_gemm(int tb, int per_col, int with_bias, float alpha, 
     CHECK_OK(cairn_graph_add_constant(g, "W/scale", &wst, &dw[1]));
     CHECK_OK(cairn_graph_add_constant(g, "W/zp", &wzt, &dw[2]));
     cairn_attr_t axis = cairn_attr_int("axis", per_col == 2 ? 1 - col_axis : col_axis);
-    cairn_value_id wdq = node(g, "DequantizeLinear", "W/DQ", dw, 3, &axis, 1);
+    /* per tensor with a bias: W without a zero point (the fused node's
+     * optional inputs before the bias left out) */
+    const int wzp = !(per_col == 0 && with_bias);
+    cairn_value_id wdq = node(g, "DequantizeLinear", "W/DQ", dw, wzp ? 3 : 2, &axis, 1);
     cairn_value_id xd = qdq(g, "x", x, 0.031f, CAIRN_U8, 117);
     cairn_value_id gin[3] = {xd, wdq, with_bias ? tensor(g, "bias", 1, db, 9, -0.5, 0.5) : -1};
     cairn_attr_t ga[3] = {cairn_attr_float("alpha", alpha), cairn_attr_float("beta", beta),
