@@ -616,19 +616,19 @@ static void qmm_chunk_rq(void *ctx, size_t t0, size_t t1, int worker)
 }
 
 /* The requantising convolution's chunk on several threads, in 32-column
- * panels: the c (at most maxc, what fits the L2 budget) whose busiest
- * thread has the least work, the chunks dealt out in turn (the pool's
- * threads take them in order), a last panel of at most 16 columns
- * counting half (it runs one vector a row); equal work goes to the larger
- * c, two chunks a thread at the least. Two chunks a thread alone, as it was, cut 3136 columns (56x56) into 7 of
- * 14 panels, 4 against 3 on 2 threads, and 196 (14x14) into 64 + 64 + 64
- * + 4 columns: ResNet-50's 8-bit 3x3s ran 1.5-1.7x faster on 2 threads
- * than on 1. */
+ * panels: the c (at most maxc, what fits the L2 budget, and at least two
+ * chunks a thread) whose busiest thread has the least work, the chunks
+ * dealt out in turn (the pool's threads claim them in order), a last
+ * panel of at most 16 columns counting half (it runs one vector a row);
+ * equal work goes to the larger c. Two chunks a thread alone, as it was,
+ * cut 3136 columns (56x56) into 7 of 14 panels, 4 against 3 on 2
+ * threads, and 196 (14x14) into 64 + 64 + 64 + 4 columns: ResNet-50's
+ * 8-bit 3x3s ran 1.5-1.7x faster on 2 threads than on 1. */
 static int64_t qmm_rq_chunk(int64_t N, int64_t maxc, int workers)
 {
     const int64_t np = (N + 31) / 32, half = N % 32 > 0 && N % 32 <= 16;
     int64_t best = -1, bc = 1;
-    /* and at least two chunks a thread, so that one held up is covered */
+    /* at least two chunks a thread, so that one held up is covered */
     const int64_t two = (np + 2 * workers - 1) / (2 * workers);
     maxc = maxc > two ? two : maxc;
     maxc = maxc < 1 ? 1 : maxc;
@@ -733,9 +733,8 @@ static cairn_status_t qmm(const kctx_t *k, const quant_mm_params_t *p, const voi
     if (fused) {
         nrq = (int64_t)(l2 / 4 / (size_t)kcp) / 32 * 32;
         nrq = nrq < 32 ? 32 : nrq;
-        if (workers > 1) {
+        if (workers > 1)
             nrq = 32 * qmm_rq_chunk(N, nrq / 32, workers);
-        }
     }
     const int chunked = !fused && f && pa && N >= 2 * nc;
     const size_t sc = fused    ? qmm_up((size_t)(kcp * nrq * workers))
