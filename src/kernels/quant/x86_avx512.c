@@ -626,10 +626,33 @@ void quant_dw_plane_avx512(const quant_dw_geom_t *g, const void *x, const float 
  * must fit in s8 (dw.c checks). */
 #define VN_TARGET __attribute__((target("avx512vnni,avx512vbmi,avx512bw")))
 
+/* Padded row pr of a plane of at most 64 padded columns, built in a
+ * register from x (as vn_plane copies it into U): x's zero point (xzb)
+ * outside the input rows and columns it reads (kcols: lanes PW .. PW +
+ * iw1 - 1), x's bytes, flipped to u8, inside. */
+static inline __attribute__((always_inline)) VN_TARGET __m512i
+vn_row(const quant_dw_geom_t *g, const uint8_t *x, __m512i flip, __m512i vxzb, __mmask64 kcols,
+       int64_t pr)
+{
+    const int64_t ih = pr - g->PH;
+    if (ih < 0 || ih >= g->ih1)
+        return vxzb;
+    /* lanes below PW are masked off: nothing before x is read */
+    return _mm512_mask_mov_epi8(
+        vxzb, kcols,
+        _mm512_xor_si512(_mm512_maskz_loadu_epi8(kcols, x + ih * g->IW - g->PW), flip));
+}
+
+/* R output rows x CH chunks of 16 outputs from U's padded rows, or with
+ * REG (one chunk, a plane of at most 64 padded columns) from rows built
+ * in registers from x: a small plane's rows copied into U and read back
+ * at once waited on the stores each time (the loads overlap several of
+ * them), most of a 7x7 plane's time (rq: x, flip, vxzb, kcols) */
 static inline __attribute__((always_inline)) VN_TARGET void
 vn_block(const int S, const int R, const int CH, const quant_dw_geom_t *g, const uint8_t *U,
          __m512i idx, const __m512i wd[3], __m512i init, int64_t oh, int64_t ow0, int32_t *acc,
-         const quant_dw_out_t *fo)
+         const quant_dw_out_t *fo, const int REG, const uint8_t *x, __m512i flip, __m512i vxzb,
+         __mmask64 kcols)
 {
     __m512i a[8];
 #pragma GCC unroll 8
@@ -641,8 +664,10 @@ vn_block(const int S, const int R, const int CH, const quant_dw_geom_t *g, const
     for (int ir = 0; ir < (R - 1) * S + 3; ir++) {
 #pragma GCC unroll 4
         for (int c = 0; c < CH; c++) {
-            const __m512i p = _mm512_permutexvar_epi8(
-                idx, _mm512_loadu_si512((const void *)(base + ir * ldb + 16 * S * c)));
+            const __m512i raw =
+                REG ? vn_row(g, x, flip, vxzb, kcols, oh * S + ir)
+                    : _mm512_loadu_si512((const void *)(base + ir * ldb + 16 * S * c));
+            const __m512i p = _mm512_permutexvar_epi8(idx, raw);
 #pragma GCC unroll 3
             for (int kh = 0; kh < 3; kh++) {
                 const int d = ir - kh, r = d / S;
@@ -672,9 +697,17 @@ static inline __attribute__((always_inline)) VN_TARGET void
 vn_plane(const int S, const quant_dw_geom_t *g, const void *x, const int32_t *wd3, int32_t corr,
          uint8_t *U, int32_t *acc, const quant_dw_out_t *o)
 {
-    /* the plane's input rows into U (the padding stays as dw.c filled it) */
+    /* the plane's input rows into U (the padding stays as dw.c filled it),
+     * unless one chunk of outputs a row reads at most 64 padded columns:
+     * then the blocks build the rows in registers (vn_row) */
     const __m512i flip = _mm512_set1_epi8(g->x_u8 ? 0 : (char)0x80);
-    for (int64_t ih = 0; ih < g->ih1; ih++) {
+    const int64_t nch = (g->OW + 15) / 16;
+    const int reg = nch == 1 && g->PW + g->iw1 <= 64;
+    const __m512i vxzb = _mm512_set1_epi8((char)g->xzb);
+    const __mmask64 kcols = reg ? ((g->iw1 >= 64 ? ~(__mmask64)0 : (((__mmask64)1 << g->iw1) - 1))
+                                   << g->PW)
+                                : 0;
+    for (int64_t ih = 0; !reg && ih < g->ih1; ih++) {
         const uint8_t *src = (const uint8_t *)x + ih * g->IW;
         uint8_t *dst = U + (ih + g->PH) * g->ldb + g->PW;
         for (int64_t i = 0; i < g->iw1; i += 64) {
@@ -694,20 +727,23 @@ vn_plane(const int S, const quant_dw_geom_t *g, const void *x, const int32_t *wd
         wd[kh] = _mm512_set1_epi32(wd3[kh]);
     const __m512i init = _mm512_set1_epi32(corr);
     const quant_dw_out_t *fo = o->yt == CAIRN_F32 ? o : NULL;
-    const int64_t nch = (g->OW + 15) / 16;
+    const uint8_t *xb = x;
     const int R = nch == 1 ? 8 : nch == 2 ? 4 : 2;
     for (int64_t oh = 0; oh < g->OH; oh += R) {
-        if (nch == 1) {
-            vn_block(S, 8, 1, g, U, idx, wd, init, oh, 0, acc, fo);
+        if (reg) {
+            vn_block(S, 8, 1, g, U, idx, wd, init, oh, 0, acc, fo, 1, xb, flip, vxzb, kcols);
+        } else if (nch == 1) {
+            vn_block(S, 8, 1, g, U, idx, wd, init, oh, 0, acc, fo, 0, xb, flip, vxzb, kcols);
         } else if (nch == 2) {
-            vn_block(S, 4, 2, g, U, idx, wd, init, oh, 0, acc, fo);
+            vn_block(S, 4, 2, g, U, idx, wd, init, oh, 0, acc, fo, 0, xb, flip, vxzb, kcols);
         } else {
             for (int64_t c0 = 0; c0 < nch; c0 += 4) {
+                const int64_t w0 = 16 * c0;
                 switch (nch - c0 >= 4 ? 4 : nch - c0) {
-                case 4: vn_block(S, 2, 4, g, U, idx, wd, init, oh, 16 * c0, acc, fo); break;
-                case 3: vn_block(S, 2, 3, g, U, idx, wd, init, oh, 16 * c0, acc, fo); break;
-                case 2: vn_block(S, 2, 2, g, U, idx, wd, init, oh, 16 * c0, acc, fo); break;
-                default: vn_block(S, 2, 1, g, U, idx, wd, init, oh, 16 * c0, acc, fo); break;
+                case 4: vn_block(S, 2, 4, g, U, idx, wd, init, oh, w0, acc, fo, 0, xb, flip, vxzb, kcols); break;
+                case 3: vn_block(S, 2, 3, g, U, idx, wd, init, oh, w0, acc, fo, 0, xb, flip, vxzb, kcols); break;
+                case 2: vn_block(S, 2, 2, g, U, idx, wd, init, oh, w0, acc, fo, 0, xb, flip, vxzb, kcols); break;
+                default: vn_block(S, 2, 1, g, U, idx, wd, init, oh, w0, acc, fo, 0, xb, flip, vxzb, kcols); break;
                 }
             }
         }
