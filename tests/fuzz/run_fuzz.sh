@@ -12,6 +12,7 @@ command -v "$cc" >/dev/null 2>&1 || { echo "fuzz: $cc not found; skipping"; exit
 corpus=corpus
 [ "$target" = fuzz_onnx_loader ] || corpus="corpus_${target#fuzz_}"
 mkdir -p "$out/$corpus" || exit 1
+out=$(cd "$out" && pwd) || exit 1 # the fuzzer runs from there: paths below absolute
 probe="$out/probe.c"
 echo 'int LLVMFuzzerTestOneInput(const unsigned char *d, unsigned long n) { (void)d; (void)n; return 0; }' > "$probe"
 "$cc" -fsanitize=fuzzer,address "$probe" -o "$out/probe" 2>/dev/null ||
@@ -32,8 +33,10 @@ if [ -d "$data" ] && [ -z "$(ls -A "$out/$corpus")" ]; then
         i=$((i + 1))
     done
 fi
-# allocator_may_return_null: a model may ask for more memory than there is,
-# which cairn must refuse with an error rather than the sanitizer aborting
-cd "$out" && ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1 "$bin" \
-    -max_total_time="$secs" -rss_limit_mb=4096 -malloc_limit_mb=4096 -timeout=20 \
+# A model may ask for more memory than there is (a Tile to 5 GB): the
+# sanitizer's allocator returns NULL for any block over 2 GB, which cairn
+# must turn into an error, before libFuzzer's limits (3 GB a block, 4 GB
+# in all) would call it a crash
+cd "$out" && ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1:max_allocation_size_mb=2048 \
+    "$bin" -max_total_time="$secs" -rss_limit_mb=4096 -malloc_limit_mb=3072 -timeout=20 \
     -print_final_stats=1 "$corpus"
