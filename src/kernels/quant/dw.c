@@ -335,8 +335,8 @@ static cairn_status_t dw_run_all(const kctx_t *k, const quant_conv_params_t *p, 
             fits = (p->wz ? q_load(p->wz, p->wt, p->wz_vec ? c : 0) : 0) == want;
         j.lazy = fits;
     }
-    for (int64_t c = 0; c < g->C && !j.lazy; c++) { /* a loop of one type each (q_load's switch a
-                                          * tap was 9 % of a 7x7 layer) */
+    /* a loop of one type each (q_load's switch a tap was 9 % of a 7x7 layer) */
+    for (int64_t c = 0; c < g->C && !j.lazy; c++) {
         const int32_t wz = p->wz ? q_load(p->wz, p->wt, p->wz_vec ? c : 0) : 0;
         float *restrict d = wf + c * j.taps;
         if (p->wt == CAIRN_I8) {

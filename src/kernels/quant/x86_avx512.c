@@ -729,21 +729,22 @@ vn_plane(const int S, const quant_dw_geom_t *g, const void *x, const int32_t *wd
     const quant_dw_out_t *fo = o->yt == CAIRN_F32 ? o : NULL;
     const uint8_t *xb = x;
     const int R = nch == 1 ? 8 : nch == 2 ? 4 : 2;
+#define VN_BLOCK(R, CH, W0, REG)                                                                  \
+    vn_block(S, R, CH, g, U, idx, wd, init, oh, W0, acc, fo, REG, xb, flip, vxzb, kcols)
     for (int64_t oh = 0; oh < g->OH; oh += R) {
         if (reg) {
-            vn_block(S, 8, 1, g, U, idx, wd, init, oh, 0, acc, fo, 1, xb, flip, vxzb, kcols);
+            VN_BLOCK(8, 1, 0, 1);
         } else if (nch == 1) {
-            vn_block(S, 8, 1, g, U, idx, wd, init, oh, 0, acc, fo, 0, xb, flip, vxzb, kcols);
+            VN_BLOCK(8, 1, 0, 0);
         } else if (nch == 2) {
-            vn_block(S, 4, 2, g, U, idx, wd, init, oh, 0, acc, fo, 0, xb, flip, vxzb, kcols);
+            VN_BLOCK(4, 2, 0, 0);
         } else {
             for (int64_t c0 = 0; c0 < nch; c0 += 4) {
-                const int64_t w0 = 16 * c0;
                 switch (nch - c0 >= 4 ? 4 : nch - c0) {
-                case 4: vn_block(S, 2, 4, g, U, idx, wd, init, oh, w0, acc, fo, 0, xb, flip, vxzb, kcols); break;
-                case 3: vn_block(S, 2, 3, g, U, idx, wd, init, oh, w0, acc, fo, 0, xb, flip, vxzb, kcols); break;
-                case 2: vn_block(S, 2, 2, g, U, idx, wd, init, oh, w0, acc, fo, 0, xb, flip, vxzb, kcols); break;
-                default: vn_block(S, 2, 1, g, U, idx, wd, init, oh, w0, acc, fo, 0, xb, flip, vxzb, kcols); break;
+                case 4: VN_BLOCK(2, 4, 16 * c0, 0); break;
+                case 3: VN_BLOCK(2, 3, 16 * c0, 0); break;
+                case 2: VN_BLOCK(2, 2, 16 * c0, 0); break;
+                default: VN_BLOCK(2, 1, 16 * c0, 0); break;
                 }
             }
         }
@@ -752,6 +753,7 @@ vn_plane(const int S, const quant_dw_geom_t *g, const void *x, const int32_t *wd
                                  o->z, o->yt == CAIRN_U8, (char *)o->y + oh * g->OW,
                                  o->acc_max);
     }
+#undef VN_BLOCK
 }
 
 VN_TARGET void quant_dw3_plane_vnni(const quant_dw_geom_t *g, const void *x, const int32_t *wd3,
