@@ -807,7 +807,8 @@ static void gemm_block(const gjob_t *j, int64_t m0, int64_t m1, int64_t n0, int6
  * sum was 13.70: the layer norm after each such step then read half its
  * rows from the other core (7.8 -> 11.8 us), as did the next GEMM. Equal
  * costs therefore go to splitting M. */
-static int rows_split(const gjob_t *j) { return j->tm > 1 && !j->packed_a && !j->direct; }
+static int rows_by_runs(const gjob_t *j) { return !j->packed_a && !j->direct; }
+static int rows_split(const gjob_t *j) { return j->tm > 1 && rows_by_runs(j); }
 
 static void gemm_task(void *ctx, size_t begin, size_t end, int worker)
 {
@@ -866,9 +867,8 @@ static int task_grid(const gjob_t *j, int tasks, int64_t mt, int64_t nt, int *tm
          * so a task with the most tiles has only whole ones unless it is
          * the only one (M = 128 in tiles of 14 is 70 + 58 rows on 2 tasks,
          * its 10 tiles 140 rows on one) */
-        const double rows = !j->packed_a && !j->direct
-                                ? (double)((j->M + tm - 1) / tm) /* rows_split */
-                                : (double)min64((mt + tm - 1) / tm * mr, j->M);
+        const double rows = rows_by_runs(j) ? (double)((j->M + tm - 1) / tm) /* rows_split */
+                                            : (double)min64((mt + tm - 1) / tm * mr, j->M);
         const double cols = (double)min64((nt + tn - 1) / tn * nr, j->N);
         const double ga = j->packed     ? GRID_PACK_COST
                           : j->packed_a ? GRID_STREAM_COST
