@@ -104,8 +104,16 @@ void gemm_blocking_b_in_l1(int mr, int nr, int esz, gemm_blocking_t *b)
      * 683: with B packed in the tiles (uk_packb), alternating, 1 thread
      * 512^3 110.5 -> 112.3 GFLOP/s, 2048^3 110.3 -> 112.2; 2 threads 512^3
      * 211 -> 220, 2048^3 218 -> 223; the transformer shapes, MiniLM s128
-     * and ResNet-50 level. */
-    if (cpu->zmm_halves && esz == 4 && nr >= 32 && kc < 416)
+     * and ResNet-50 level.
+     * Zen 5 (family 1Ah, full-width zmm, 48 KiB L1) as well: its k step
+     * takes 14 cycles, so each K block's C round trip weighs twice as much,
+     * and L1's 192 measured slower (1 thread, alternating, medians of 3-4:
+     * 2048^3 232 -> 244 GFLOP/s, 128 x 1536 x 384 253.5 -> 257, 512 x 768 x
+     * 3072 241.5 -> 245.7, 256^3 level; 2 threads 2048^3 451 -> 477, the
+     * others level). */
+    int amd512 = cpu->avx512f && strcmp(cpu->vendor, "AuthenticAMD") == 0 &&
+                 (cpu->family == 0x19 || cpu->family == 0x1A);
+    if (amd512 && esz == 4 && nr >= 32 && kc < 416)
         kc = 416;
     blocking_b_in_l1_kc(mr, nr, esz, kc, b);
 }
