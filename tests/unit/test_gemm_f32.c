@@ -505,7 +505,8 @@ static void public_paths(void)
  * lda a multiple of 1024 floats (A's rows would share an L1 set: A packed
  * by pack_a instead) and not. A's padding holds sentinels, so a tile that
  * read past its K block would show. Every variant runs them; only those
- * with uk_packa and a tile of 12 or more rows take the new paths. */
+ * with uk_packa and a tile of 12 or more rows take the new paths (A's
+ * packing tiles where the CPU picks them, and forced on in a second run). */
 static void tile_packing(const gemm_f32_variant_t *v)
 {
     gemm_blocking_t bl;
@@ -857,6 +858,10 @@ int main(void)
         sweep_variant(v);
         epilogues(v);
         tile_packing(v);
+        /* A packed by the tiles, also where the CPU would not pick it */
+        gemm_f32_set_tile_pack_a(1);
+        tile_packing(v);
+        gemm_f32_set_tile_pack_a(-1);
     }
     CHECK(gemm_f32_select()->isa <= level);
     public_paths();

@@ -33,6 +33,7 @@
 #include <math.h>
 #include <stdatomic.h>
 #include <string.h>
+#include <stdlib.h>
 
 float gemm_act_apply_f32(gemm_act_t act, float x, float lo, float hi)
 {
@@ -270,6 +271,13 @@ static void prefetch_tile(const gjob_t *j, int64_t i, int64_t jj, int64_t rows_l
  * place (uk_packa) keeps one line of each of its rows in use for 16 k
  * steps, and fourteen lines of one 8-way set evict each other. 512 x 768 x
  * 3072 (lda 3072) ran 1.3 % slower packing A that way. */
+static int tile_pack_a = -1; /* gemm_f32_set_tile_pack_a */
+
+void gemm_f32_set_tile_pack_a(int mode)
+{
+    tile_pack_a = mode < 0 ? -1 : mode > 0;
+}
+
 static int a_rows_alias(int64_t lda)
 {
     return (lda * (int64_t)sizeof(float)) % 4096 == 0;
@@ -317,9 +325,17 @@ static void run_packed_range(const gjob_t *j, int64_t m0, int64_t m1, int64_t n0
      * 112.8 -> 113.3; 2 threads 128 x 384 x 1536 210 -> 213, 512^3 208 ->
      * 215, 128 x 1536 x 384 221 -> 223; with B pre-packed 128 x 384 x 1536
      * 110.6 -> 112.3; MiniLM s128's GEMM steps 0-6 % faster (the 384 x 384
-     * projection most). */
+     * projection most). Zen 4 only (zmm_halves): on Zen 5 (full-width zmm)
+     * the packing tiles ran at 0.70 of the others' rate in `perf` of 128 x
+     * 384 x 1536 (their 14 A values a step broadcast from registers take a
+     * shuffle pipe the FMAs share; broadcast from memory and stored from lane
+     * 0, and without the row prefetch, they still lost), and the pass before
+     * was faster: alternating, medians of 3-4, 1 thread 256^3 244 -> 250
+     * GFLOP/s, 512^3 239 -> 243, 128 x 384 x 1536 244.5 -> 247; 2 threads
+     * 256^3 452 -> 462, 128 x 384 x 1536 455 -> 465; 128 x 1536 x 384 level. */
     const int packa = !j->packed_a && !j->ta && j->v && j->v->uk_packa && kn->ctx == j->v &&
-                      !j->v->ukrun && !a_rows_alias(j->lda);
+                      !j->v->ukrun && !a_rows_alias(j->lda) &&
+                      (tile_pack_a < 0 ? base_cpu()->zmm_halves : tile_pack_a);
     for (int64_t jc = n0; jc < n1; jc += j->bl.nc) {
         int64_t nc = min64(j->bl.nc, n1 - jc);
         int64_t pc = 0;

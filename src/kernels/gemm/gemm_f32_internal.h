@@ -424,6 +424,12 @@ void gemm_f32_inda_part_avx512(int npx, int64_t kc, const float *const *px, cons
 void gemm_f32_tile_store_t_avx512(const float *T, int npx, int nch, float *C, int64_t ldc,
                                   const gemm_tile_epi_t *e);
 
+/* Whether the packed driver lets the first B panel's tiles pack A
+ * (uk_packa): -1 (the default) where the CPU gains from it (zmm_halves,
+ * Zen 4), 1 always, 0 never. For the tests, which run the packing tiles on
+ * every machine; not thread-safe against GEMMs running meanwhile. */
+void gemm_f32_set_tile_pack_a(int mode);
+
 /* ---- bf16 and int8 (lowp.c) ---- */
 
 /* The bf16 / int8 kernel the dispatch picks at or below cap (the CPU's best
