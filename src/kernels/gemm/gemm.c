@@ -33,7 +33,6 @@
 #include <math.h>
 #include <stdatomic.h>
 #include <string.h>
-#include <stdlib.h>
 
 float gemm_act_apply_f32(gemm_act_t act, float x, float lo, float hi)
 {
