@@ -240,9 +240,9 @@ ALWAYS_INLINE void prefetch_c(const void *C, int64_t ldc, int m, int esz)
  * C tile is needed, and late enough that the streaming B panel does not
  * evict them. A 14 x 32 step takes 28 cycles where zmm runs as two halves
  * (Zen 4: 24 steps) and 14 where it runs whole (Zen 5: 48). Zen 5, 1
- * thread, alternating, medians of 3, 24 -> 48: 2048^3 235 -> 239.6
- * GFLOP/s, 128 x 384 x 1536 237 -> 243, 512 x 768 x 3072 233.6 -> 236.3,
- * 256^3 level; 96 no better than 48. */
+ * thread, the two builds alternating, 24 -> 48: 2048^3 235 -> 237
+ * GFLOP/s, 512 x 768 x 3072 231 -> 234 (medians of 3 and 5); 128 x 384 x
+ * 1536 and 2 threads level; 96 steps no better than 48. */
 static _Atomic int c_pf_steps_v;
 ALWAYS_INLINE int64_t c_pf_steps(void)
 {
