@@ -329,9 +329,9 @@ static void run_packed_range(const gjob_t *j, int64_t m0, int64_t m1, int64_t n0
      * 384 x 1536 (their 14 A values a step broadcast from registers take a
      * shuffle pipe the FMAs share; broadcast from memory and stored from lane
      * 0, and without the row prefetch, they still lost), and the pass before
-     * was faster: alternating, medians of 3-4, 1 thread 256^3 244 -> 250
-     * GFLOP/s, 512^3 239 -> 243, 128 x 384 x 1536 244.5 -> 247; 2 threads
-     * 256^3 452 -> 462, 128 x 384 x 1536 455 -> 465; 128 x 1536 x 384 level. */
+     * was faster: the two builds alternating, medians of 4, 256^3 247.5 ->
+     * 254 GFLOP/s on 1 thread, 473.5 -> 486 on 2; 512^3, 128 x 384 x 1536
+     * and 128 x 1536 x 384 level. */
     const int packa = !j->packed_a && !j->ta && j->v && j->v->uk_packa && kn->ctx == j->v &&
                       !j->v->ukrun && !a_rows_alias(j->lda) &&
                       (tile_pack_a < 0 ? base_cpu()->zmm_halves : tile_pack_a);
