@@ -501,12 +501,13 @@ static void public_paths(void)
  * + 8 + 8); in one row block and in the second of two, over several B
  * panels and K blocks, with a ragged last B panel, 1 and 2 threads, a row
  * bias and residual through the split rows, op(B) transposed (B packed by
- * pack_b, A still by the tiles), B pre-packed (A by the tiles, B not).
+ * pack_b, A still by the tiles), B pre-packed (A by the tiles, B not),
+ * N past one column block (NC).
  * lda a multiple of 1024 floats (A's rows would share an L1 set: A packed
  * by pack_a instead) and not. A's padding holds sentinels, so a tile that
  * read past its K block would show. Every variant runs them; only those
- * with uk_packa and a tile of 12 or more rows take the new paths (A's
- * packing tiles where the CPU picks them, and forced on in a second run). */
+ * with uk_packa and a tile of 12 or more rows take the new paths (each
+ * mode of gemm_f32_set_tile_pack_a is forced in turn by the caller). */
 static void tile_packing(const gemm_f32_variant_t *v)
 {
     gemm_blocking_t bl;
@@ -529,6 +530,13 @@ static void tile_packing(const gemm_f32_variant_t *v)
                          NULL, 0};
             run_case(&c);
         }
+    /* past one column block (NC): A's block, packed at the first, is used
+     * again by the next (and its in-place panels read again) */
+    for (int th = 1; th <= 2; th++) {
+        gcase_t c = {v, VIA_VARIANT, th, 0, 0, 2 * mr + 3, bl.nc + nr + 5, kc + 7, 1.0f, 0.5f, 1,
+                     NULL, 0};
+        run_case(&c);
+    }
     if (v == gemm_f32_select())
         for (int th = 1; th <= 2; th++) {
             gcase_t c = {NULL, VIA_PACKED, th, 0, 0, 128, 3 * nr + 5, kc + 7, 1.0f, 1.0f, 1, &e,
@@ -858,9 +866,12 @@ int main(void)
         sweep_variant(v);
         epilogues(v);
         tile_packing(v);
-        /* A packed by the tiles, also where the CPU would not pick it */
-        gemm_f32_set_tile_pack_a(1);
-        tile_packing(v);
+        /* A packed by a pass, by the tiles, read in place: every mode,
+         * also those the CPU would not pick */
+        for (int mode = 0; mode <= 2; mode++) {
+            gemm_f32_set_tile_pack_a(mode);
+            tile_packing(v);
+        }
         gemm_f32_set_tile_pack_a(-1);
     }
     CHECK(gemm_f32_select()->isa <= level);

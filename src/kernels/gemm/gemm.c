@@ -274,7 +274,7 @@ static int tile_pack_a = -1; /* gemm_f32_set_tile_pack_a */
 
 void gemm_f32_set_tile_pack_a(int mode)
 {
-    tile_pack_a = mode < 0 ? -1 : mode > 0;
+    tile_pack_a = mode < 0 ? -1 : mode > 2 ? 2 : mode;
 }
 
 static int a_rows_alias(int64_t lda)
@@ -331,10 +331,19 @@ static void run_packed_range(const gjob_t *j, int64_t m0, int64_t m1, int64_t n0
      * 0, and without the row prefetch, they still lost), and the pass before
      * was faster: the two builds alternating, medians of 4, 256^3 247.5 ->
      * 254 GFLOP/s on 1 thread, 473.5 -> 486 on 2; 512^3, 128 x 384 x 1536
-     * and 128 x 1536 x 384 level. */
+     * and 128 x 1536 x 384 level. There the whole panels are not packed at
+     * all (inpl): every tile reads its 14 rows of A in place, as the
+     * packing tile does but storing nothing (a stand-alone loop over packed
+     * B measured A in place, rows 6 KB apart, level with A packed: 251-255
+     * GFLOP/s both). The two builds alternating, medians of 4-7, 1 thread:
+     * 128 x 384 x 1536 243.2 -> 245.2 GFLOP/s, 256^3 245.3 -> 247.0, 512^3
+     * 246.9 -> 248.9; 2 threads 128 x 384 x 1536 470 -> 484, 256^3 487 ->
+     * 493; 128 x 1536 x 384 level. lda a multiple of 1024 floats keeps the
+     * pass (a_rows_alias), as every other mode does. */
+    const int amode = tile_pack_a < 0 ? (base_cpu()->zmm_halves ? 1 : 2) : tile_pack_a;
     const int packa = !j->packed_a && !j->ta && j->v && j->v->uk_packa && kn->ctx == j->v &&
-                      !j->v->ukrun && !a_rows_alias(j->lda) &&
-                      (tile_pack_a < 0 ? base_cpu()->zmm_halves : tile_pack_a);
+                      !j->v->ukrun && !a_rows_alias(j->lda) && amode > 0;
+    const int inpl = packa && amode == 2;
     for (int64_t jc = n0; jc < n1; jc += j->bl.nc) {
         int64_t nc = min64(j->bl.nc, n1 - jc);
         int64_t pc = 0;
@@ -455,6 +464,10 @@ static void run_packed_range(const gjob_t *j, int64_t m0, int64_t m1, int64_t n0
                         } else if (apacking && r0 < mc) {
                             kn->pack_a(kn, j->ta, j->A, j->lda, ic + r0, pc, mc - r0, kc, d0);
                         }
+                    } else {
+                        /* A's block packed at the first column block: its
+                         * in-place panels are read in place again */
+                        apacking = inpl && nfull > 0;
                     }
                     ap = dst;
                 }
@@ -557,9 +570,10 @@ static void run_packed_range(const gjob_t *j, int64_t m0, int64_t m1, int64_t n0
                             }
                             kn->pack_b(kn, j->tb, j->B, j->ldb, pc, jc + jr, kc, nc - jr, dst);
                         }
-                        if (apacking && jr == 0 && p < nfull && !(packing && p == 0)) {
+                        if (apacking && (jr == 0 || inpl) && p < nfull && !(packing && p == 0)) {
+                            float *apw = inpl ? NULL : (float *)(ap + (size_t)(as * kcp) * es);
                             j->v->uk_packa(kc, (const float *)j->A + (ic + ir) * j->lda + pc,
-                                           j->lda, (float *)(ap + (size_t)(as * kcp) * es),
+                                           j->lda, apw,
                                            (const float *)(bp + (size_t)(jr * kcp) * es),
                                            (float *)((char *)j->C +
                                                      (size_t)((ic + ir) * j->ldc + jc + jr) * cs),

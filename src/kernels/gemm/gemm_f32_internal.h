@@ -184,7 +184,9 @@ typedef struct gemm_f32_variant {
      * place (rows lda apart) times a packed B micro-panel, C columns [0, n)
      * stored, the panel written, packed as pack_a lays it out, to Ap; with
      * npf > 0 also uk_pf's spread prefetch of the npf lines at pf. The first
-     * B panel of a block packs each full A micro-panel as it goes. */
+     * B panel of a block packs each full A micro-panel as it goes. Ap NULL:
+     * nothing is stored, the tile only reads A in place (the driver's
+     * in-place mode, where every tile of a whole panel comes here). */
     void (*uk_packa)(int64_t kc, const float *A, int64_t lda, float *Ap, const float *B, float *C,
                      int64_t ldc, int n, float alpha, float beta, const gemm_tile_epi_t *e,
                      const char *pf, int64_t npf);
@@ -424,10 +426,12 @@ void gemm_f32_inda_part_avx512(int npx, int64_t kc, const float *const *px, cons
 void gemm_f32_tile_store_t_avx512(const float *T, int npx, int nch, float *C, int64_t ldc,
                                   const gemm_tile_epi_t *e);
 
-/* Whether the packed driver lets the first B panel's tiles pack A
- * (uk_packa): -1 (the default) where the CPU gains from it (zmm_halves,
- * Zen 4), 1 always, 0 never. For the tests, which run the packing tiles on
- * every machine; not thread-safe against GEMMs running meanwhile. */
+/* How the packed driver treats op(A) = A's whole panels where uk_packa
+ * exists: 0 a pass of pack_a before the tiles; 1 packed by the first B
+ * panel's tiles (uk_packa); 2 not packed, every tile reading them in place
+ * (uk_packa with Ap NULL); -1 (the default) 1 where zmm runs as halves
+ * (Zen 4), else 2 (Zen 5). For the tests, which run every mode on every
+ * machine; not thread-safe against GEMMs running meanwhile. */
 void gemm_f32_set_tile_pack_a(int mode);
 
 /* ---- bf16 and int8 (lowp.c) ---- */

@@ -596,10 +596,9 @@ void gemm_f32_ukernel_packb_14x32_avx512(int64_t kc, const float *A, const float
  * prefetch. In a function of its own for the reason of
  * kernel_packed_full. */
 #define PACKA_PF 32
-void gemm_f32_ukernel_packa_14x32_avx512(int64_t kc, const float *A, int64_t lda, float *Ap,
-                                         const float *B, float *C, int64_t ldc, int n,
-                                         float alpha, float beta, const gemm_tile_epi_t *e,
-                                         const char *pf, int64_t npf)
+ALWAYS_INLINE void packa_tile(const int STORE, int64_t kc, const float *A, int64_t lda,
+                              float *Ap, const float *B, float *C, int64_t ldc, int n, float alpha,
+                              float beta, const gemm_tile_epi_t *e, const char *pf, int64_t npf)
 {
     __m512 acc[MR][NV];
     tile_init(MR, acc, NULL, 0);
@@ -630,17 +629,48 @@ void gemm_f32_ukernel_packa_14x32_avx512(int64_t kc, const float *A, int64_t lda
 #pragma GCC unroll 16
         for (int r = 0; r < MR; r++) {
             const float a = *ar[r];
-            Ap[r] = a;
+            if (STORE)
+                Ap[r] = a;
             const __m512 av = _mm512_set1_ps(a);
 #pragma GCC unroll 4
             for (int v = 0; v < NV; v++)
                 acc[r][v] = _mm512_fmadd_ps(av, b[v], acc[r][v]);
         }
-        Ap += MR;
+        if (STORE)
+            Ap += MR;
         B += NR;
         p0++, p3++, p4++, p9++;
     }
     store_tile(acc, MR, C, ldc, MR, n, alpha, beta, e, 1);
+}
+
+static __attribute__((noinline)) void packa_tile_store(int64_t kc, const float *A, int64_t lda,
+                                                       float *Ap, const float *B, float *C,
+                                                       int64_t ldc, int n, float alpha, float beta,
+                                                       const gemm_tile_epi_t *e, const char *pf,
+                                                       int64_t npf)
+{
+    packa_tile(1, kc, A, lda, Ap, B, C, ldc, n, alpha, beta, e, pf, npf);
+}
+
+static __attribute__((noinline)) void packa_tile_inplace(int64_t kc, const float *A, int64_t lda,
+                                                         const float *B, float *C, int64_t ldc,
+                                                         int n, float alpha, float beta,
+                                                         const gemm_tile_epi_t *e, const char *pf,
+                                                         int64_t npf)
+{
+    packa_tile(0, kc, A, lda, NULL, B, C, ldc, n, alpha, beta, e, pf, npf);
+}
+
+void gemm_f32_ukernel_packa_14x32_avx512(int64_t kc, const float *A, int64_t lda, float *Ap,
+                                         const float *B, float *C, int64_t ldc, int n,
+                                         float alpha, float beta, const gemm_tile_epi_t *e,
+                                         const char *pf, int64_t npf)
+{
+    if (Ap)
+        packa_tile_store(kc, A, lda, Ap, B, C, ldc, n, alpha, beta, e, pf, npf);
+    else
+        packa_tile_inplace(kc, A, lda, B, C, ldc, n, alpha, beta, e, pf, npf);
 }
 
 /* Unpacked operands for ROWS rows (a compile-time count so the loops
