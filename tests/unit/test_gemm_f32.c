@@ -266,6 +266,20 @@ static void sweep_variant(const gemm_f32_variant_t *v)
     /* few rows, N wider than the few-row path's cache chunk */
     gcase_t wide = {v, VIA_VARIANT, 2, 1, 0, 16, 8209, 11, 1, 0.5f, 1, NULL, 0};
     run_case(&wide);
+    /* few rows of C 4 KB apart (the AVX-512 path keeps its masks there),
+     * and a B over half the last-level cache (one row: its own copy; three:
+     * the next group's prefetch), each with a partial last column step and
+     * a K tail after the 8-row groups */
+    for (int m = 8; m <= 12; m += 4) {
+        gcase_t al = {v, VIA_VARIANT, 1, 0, 0, m, 1024, 37, 1, 0.5f, 0, NULL, 0};
+        run_case(&al);
+    }
+    const size_t l3 = base_cpu()->l3 ? base_cpu()->l3 : 32u * 1024 * 1024;
+    for (int m = 1; m <= 3; m += 2) {
+        gcase_t st = {v, VIA_VARIANT, 1, 0, 0, m, 1100, (int64_t)(l3 / 2 / (4 * 1100)) + 13,
+                      0.75f, 0.5f, 0, NULL, 0};
+        run_case(&st);
+    }
     /* few rows and a long K on 2 threads: split K (partial sums added into
      * C; beta, alpha, both op(A), padded leading dimensions, 1 and 16 rows) */
     for (int ta = 0; ta < 2; ta++) {

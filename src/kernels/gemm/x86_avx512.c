@@ -1594,6 +1594,125 @@ void gemm_f32_pack_b_avx512(int transB, const float *B, int64_t ldb, int64_t p0,
                     dst + q * kc);
 }
 
+/* One 16-column step of smallm's 8-row group (gemm_f32_smallm_avx512):
+ * rows k0..k0+7 of B (at b) times aa's 8 x m values (av's broadcasts where
+ * MM, the rows, is a compile-time count) into C's m rows, columns [j, j +
+ * 16), with pf the next group's lines asked for into L2. MASKED (a
+ * compile-time flag) loads and stores under mk: the last, partial step, and
+ * where smallm_groups says so. */
+ALWAYS_INLINE void smallm_group(const int MASKED, __mmask16 mk, int pf, const float *b,
+                                int64_t ldb, int64_t j, float aa[8][16], int m, float *C,
+                                int64_t ldc, const int MM, const __m512 *av)
+{
+    if (pf)
+        for (int i = 8; i < 16; i++)
+            _mm_prefetch((const char *)(b + i * ldb + j), _MM_HINT_T1);
+    __m512 bv[8];
+#pragma GCC unroll 8
+    for (int i = 0; i < 8; i++)
+        bv[i] = MASKED ? _mm512_maskz_loadu_ps(mk, b + i * ldb + j)
+                       : _mm512_loadu_ps(b + i * ldb + j);
+    if (MM) {
+#pragma GCC unroll 4
+        for (int r = 0; r < MM; r++) {
+            float *cp = C + r * ldc + j;
+            __m512 c = MASKED ? _mm512_maskz_loadu_ps(mk, cp) : _mm512_loadu_ps(cp);
+            __m512 c2 = _mm512_mul_ps(av[4 * MM + r], bv[4]);
+            c = _mm512_fmadd_ps(av[0 * MM + r], bv[0], c);
+            c2 = _mm512_fmadd_ps(av[5 * MM + r], bv[5], c2);
+            c = _mm512_fmadd_ps(av[1 * MM + r], bv[1], c);
+            c2 = _mm512_fmadd_ps(av[6 * MM + r], bv[6], c2);
+            c = _mm512_fmadd_ps(av[2 * MM + r], bv[2], c);
+            c2 = _mm512_fmadd_ps(av[7 * MM + r], bv[7], c2);
+            c = _mm512_fmadd_ps(av[3 * MM + r], bv[3], c);
+            if (MASKED)
+                _mm512_mask_storeu_ps(cp, mk, _mm512_add_ps(c, c2));
+            else
+                _mm512_storeu_ps(cp, _mm512_add_ps(c, c2));
+        }
+        return;
+    }
+    for (int r = 0; r < m; r++) {
+        float *cp = C + r * ldc + j;
+        __m512 c = MASKED ? _mm512_maskz_loadu_ps(mk, cp) : _mm512_loadu_ps(cp);
+        __m512 c2 = _mm512_mul_ps(_mm512_set1_ps(aa[4][r]), bv[4]);
+        c = _mm512_fmadd_ps(_mm512_set1_ps(aa[0][r]), bv[0], c);
+        c2 = _mm512_fmadd_ps(_mm512_set1_ps(aa[5][r]), bv[5], c2);
+        c = _mm512_fmadd_ps(_mm512_set1_ps(aa[1][r]), bv[1], c);
+        c2 = _mm512_fmadd_ps(_mm512_set1_ps(aa[6][r]), bv[6], c2);
+        c = _mm512_fmadd_ps(_mm512_set1_ps(aa[2][r]), bv[2], c);
+        c2 = _mm512_fmadd_ps(_mm512_set1_ps(aa[7][r]), bv[7], c2);
+        c = _mm512_fmadd_ps(_mm512_set1_ps(aa[3][r]), bv[3], c);
+        if (MASKED)
+            _mm512_mask_storeu_ps(cp, mk, _mm512_add_ps(c, c2));
+        else
+            _mm512_storeu_ps(cp, _mm512_add_ps(c, c2));
+    }
+}
+
+/* smallm's whole 8-row groups of K (MM > 0: m = MM at compile time);
+ * returns the first k not done */
+ALWAYS_INLINE int64_t smallm_groups(const int MM, int m, int stream, int64_t n, int64_t K,
+                                    float alpha, const float *A, int64_t rs_a, int64_t cs_a,
+                                    const float *B, int64_t ldb, float *C, int64_t ldc)
+{
+    if (MM)
+        m = MM;
+    /* With 8 rows of C or more, a multiple of 4 KB apart, and B in cache,
+     * each row's load of C waited for the row before's store at the same
+     * address bits: Zen 5, unmasked, 16 x 1024 x 1024 105 GFLOP/s, 8 x 1024 x
+     * 1024 152; masked loads and stores under a mask the compiler cannot fold
+     * away do not (130-135, 175), so those rows keep them. B from memory
+     * hides it (8 x 4096 x 4096 unmasked 140, masked 117-139). */
+    const int alias = m >= 8 && !stream && ldc % 1024 == 0;
+    unsigned ones = 0xFFFF;
+    __asm__("" : "+r"(ones));
+    const __mmask16 full = (__mmask16)ones;
+    float aa[8][16];
+    int64_t k0 = 0;
+    for (; k0 + 8 <= K; k0 += 8) {
+        for (int i = 0; i < 8; i++)
+            for (int r = 0; r < m; r++)
+                aa[i][r] = alpha * A[r * rs_a + (k0 + i) * cs_a];
+        __m512 av[8 * (MM ? MM : 1)];
+        if (MM)
+#pragma GCC unroll 16
+            for (int i = 0; i < 8 * MM; i++)
+                av[i] = _mm512_set1_ps(aa[i / (MM ? MM : 1)][i % (MM ? MM : 1)]);
+        const float *b = B + k0 * ldb;
+        const int pf = stream && k0 + 16 <= K;
+        int64_t j = 0;
+        if (alias)
+            for (; j + 16 <= n; j += 16)
+                smallm_group(1, full, pf, b, ldb, j, aa, m, C, ldc, MM, av);
+        else
+            for (; j + 16 <= n; j += 16)
+                smallm_group(0, 0xFFFF, pf, b, ldb, j, aa, m, C, ldc, MM, av);
+        if (j < n)
+            smallm_group(1, (__mmask16)((1u << (n - j)) - 1u), pf, b, ldb, j, aa, m, C, ldc, MM,
+                         av);
+    }
+    return k0;
+}
+
+static __attribute__((noinline)) int64_t smallm_groups_any(int m, int stream, int64_t n,
+                                                           int64_t K, float alpha, const float *A,
+                                                           int64_t rs_a, int64_t cs_a,
+                                                           const float *B, int64_t ldb, float *C,
+                                                           int64_t ldc)
+{
+    return smallm_groups(0, m, stream, n, K, alpha, A, rs_a, cs_a, B, ldb, C, ldc);
+}
+
+#define SMALLM_GROUPS_FN(R)                                                                       \
+    static __attribute__((noinline)) int64_t smallm_groups##R(                                   \
+        int stream, int64_t n, int64_t K, float alpha, const float *A, int64_t rs_a,           \
+        int64_t cs_a, const float *B, int64_t ldb, float *C, int64_t ldc)                       \
+    {                                                                                            \
+        return smallm_groups(R, R, stream, n, K, alpha, A, rs_a, cs_a, B, ldb, C, ldc);         \
+    }
+SMALLM_GROUPS_FN(1)
+
 /* See gemm_f32_smallm_fn. K is taken 8 rows of B at a time: each C vector
  * is loaded and stored once per 8 FMAs, and the 8 B rows are 8 sequential
  * streams the hardware prefetcher follows. Where B is larger than half the
@@ -1604,13 +1723,23 @@ void gemm_f32_pack_b_avx512(int transB, const float *B, int64_t ldb, int64_t p0,
  * 21.8 on 2, 8 x 4096 x 4096 69.9 -> 76.5 and 104 -> 118; a B within
  * the cache (1 x 1024 x 1024, 4 x 768 x 3072) level or slower with them,
  * so there they are not issued (T0 and NTA hints measured slower than
- * T1). */
+ * T1).
+ * Zen 5: the whole 16-column steps load and store C and B unmasked (the
+ * mask was set every step), one row (a decoder's GEMV) has its own copy
+ * with the 8 broadcasts in registers, and there no prefetches (its
+ * hardware prefetchers keep up with 8 streams of one row; with them 18 ->
+ * 20.5 GFLOP/s without). The two builds alternating, medians of 3, 1
+ * thread: 1 x 4096 x 4096 17.7 -> 24.4 GFLOP/s, 2 x 4096 x 4096 32 ->
+ * 39, 8 x 4096 x 4096 120-142 -> 146-151, 4 x 1024 x 1024 142 -> 150, 12 x
+ * 1000 x 1000 147 -> 153; 2 threads 1 x 4096 x 4096 27 -> 34; 8 x 1024 x
+ * 1024 and 16 x 1024 x 1024 level (smallm_groups keeps their masks). */
 void gemm_f32_smallm_avx512(int m, int64_t n, int64_t K, float alpha, const float *A,
                             int64_t rs_a, int64_t cs_a, const float *B, int64_t ldb, float beta,
                             float *C, int64_t ldc)
 {
     const size_t l3 = base_cpu()->l3 ? base_cpu()->l3 : 32u * 1024 * 1024;
-    const int stream = (double)K * (double)n * sizeof(float) > (double)(l3 / 2);
+    const int stream = (double)K * (double)n * sizeof(float) > (double)(l3 / 2) &&
+                       (m > 1 || base_cpu()->zmm_halves);
     for (int r = 0; r < m; r++) {
         float *cr = C + r * ldc;
         for (int64_t j = 0; j < n; j += 16) {
@@ -1621,42 +1750,9 @@ void gemm_f32_smallm_avx512(int m, int64_t n, int64_t K, float alpha, const floa
             _mm512_mask_storeu_ps(cr + j, mk, v);
         }
     }
+    int64_t k0 = m == 1 ? smallm_groups1(stream, n, K, alpha, A, rs_a, cs_a, B, ldb, C, ldc)
+                        : smallm_groups_any(m, stream, n, K, alpha, A, rs_a, cs_a, B, ldb, C, ldc);
     float aa[8][16];
-    int64_t k0 = 0;
-    for (; k0 + 8 <= K; k0 += 8) {
-        for (int i = 0; i < 8; i++)
-            for (int r = 0; r < m; r++)
-                aa[i][r] = alpha * A[r * rs_a + (k0 + i) * cs_a];
-        const float *b = B + k0 * ldb;
-        const int pf = stream && k0 + 16 <= K;
-        for (int64_t j = 0; j < n; j += 16) {
-            __mmask16 mk = n - j >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << (n - j)) - 1u);
-            if (pf)
-                for (int i = 8; i < 16; i++)
-                    _mm_prefetch((const char *)(b + i * ldb + j), _MM_HINT_T1);
-            __m512 b0 = _mm512_maskz_loadu_ps(mk, b + j);
-            __m512 b1 = _mm512_maskz_loadu_ps(mk, b + ldb + j);
-            __m512 b2 = _mm512_maskz_loadu_ps(mk, b + 2 * ldb + j);
-            __m512 b3 = _mm512_maskz_loadu_ps(mk, b + 3 * ldb + j);
-            __m512 b4 = _mm512_maskz_loadu_ps(mk, b + 4 * ldb + j);
-            __m512 b5 = _mm512_maskz_loadu_ps(mk, b + 5 * ldb + j);
-            __m512 b6 = _mm512_maskz_loadu_ps(mk, b + 6 * ldb + j);
-            __m512 b7 = _mm512_maskz_loadu_ps(mk, b + 7 * ldb + j);
-            for (int r = 0; r < m; r++) {
-                float *cp = C + r * ldc + j;
-                __m512 c = _mm512_maskz_loadu_ps(mk, cp);
-                __m512 c2 = _mm512_mul_ps(_mm512_set1_ps(aa[4][r]), b4);
-                c = _mm512_fmadd_ps(_mm512_set1_ps(aa[0][r]), b0, c);
-                c2 = _mm512_fmadd_ps(_mm512_set1_ps(aa[5][r]), b5, c2);
-                c = _mm512_fmadd_ps(_mm512_set1_ps(aa[1][r]), b1, c);
-                c2 = _mm512_fmadd_ps(_mm512_set1_ps(aa[6][r]), b6, c2);
-                c = _mm512_fmadd_ps(_mm512_set1_ps(aa[2][r]), b2, c);
-                c2 = _mm512_fmadd_ps(_mm512_set1_ps(aa[7][r]), b7, c2);
-                c = _mm512_fmadd_ps(_mm512_set1_ps(aa[3][r]), b3, c);
-                _mm512_mask_storeu_ps(cp, mk, _mm512_add_ps(c, c2));
-            }
-        }
-    }
     for (; k0 < K; k0++) {
         for (int r = 0; r < m; r++)
             aa[0][r] = alpha * A[r * rs_a + k0 * cs_a];
