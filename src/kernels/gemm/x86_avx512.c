@@ -598,7 +598,8 @@ void gemm_f32_ukernel_packb_14x32_avx512(int64_t kc, const float *A, const float
 #define PACKA_PF 32
 ALWAYS_INLINE void packa_tile(const int STORE, int64_t kc, const float *A, int64_t lda,
                               float *Ap, const float *B, float *C, int64_t ldc, int n, float alpha,
-                              float beta, const gemm_tile_epi_t *e, const char *pf, int64_t npf)
+                              float beta, const gemm_tile_epi_t *e, const char *pf, int64_t npf,
+                              const int BROWS, int64_t ldb, int bpf)
 {
     __m512 acc[MR][NV];
     tile_init(MR, acc, NULL, 0);
@@ -615,10 +616,14 @@ ALWAYS_INLINE void packa_tile(const int STORE, int64_t kc, const float *A, int64
                 _mm_prefetch((const char *)(A + r * lda + k + PACKA_PF), _MM_HINT_T0);
         }
         spread_prefetch(&pf, &credit, npf, kc);
+        if (BROWS && bpf && k + PACKB_PF < kc) {
+            _mm_prefetch((const char *)(B + PACKB_PF * ldb), _MM_HINT_T0);
+            _mm_prefetch((const char *)(B + PACKB_PF * ldb + 16), _MM_HINT_T0);
+        }
         __m512 b[NV];
 #pragma GCC unroll 4
         for (int v = 0; v < NV; v++)
-            b[v] = _mm512_load_ps(B + 16 * v);
+            b[v] = BROWS ? _mm512_loadu_ps(B + 16 * v) : _mm512_load_ps(B + 16 * v);
         /* the 14 rows from four pointers at rows 0, 3, 4 and 9, each row
          * a pointer plus 0, 1, 2, 4 or 8 times lda (one register and the
          * addressing modes' scales) rather than fourteen pointers, which
@@ -638,7 +643,7 @@ ALWAYS_INLINE void packa_tile(const int STORE, int64_t kc, const float *A, int64
         }
         if (STORE)
             Ap += MR;
-        B += NR;
+        B += BROWS ? ldb : NR;
         p0++, p3++, p4++, p9++;
     }
     store_tile(acc, MR, C, ldc, MR, n, alpha, beta, e, 1);
@@ -650,7 +655,7 @@ static __attribute__((noinline)) void packa_tile_store(int64_t kc, const float *
                                                        const gemm_tile_epi_t *e, const char *pf,
                                                        int64_t npf)
 {
-    packa_tile(1, kc, A, lda, Ap, B, C, ldc, n, alpha, beta, e, pf, npf);
+    packa_tile(1, kc, A, lda, Ap, B, C, ldc, n, alpha, beta, e, pf, npf, 0, 0, 0);
 }
 
 static __attribute__((noinline)) void packa_tile_inplace(int64_t kc, const float *A, int64_t lda,
@@ -659,7 +664,17 @@ static __attribute__((noinline)) void packa_tile_inplace(int64_t kc, const float
                                                          const gemm_tile_epi_t *e, const char *pf,
                                                          int64_t npf)
 {
-    packa_tile(0, kc, A, lda, NULL, B, C, ldc, n, alpha, beta, e, pf, npf);
+    packa_tile(0, kc, A, lda, NULL, B, C, ldc, n, alpha, beta, e, pf, npf, 0, 0, 0);
+}
+
+/* Neither operand packed (uk_nocopy): A's 14 rows as the packing tile
+ * reads them, B's rows ldb apart as uk_packb reads them, nothing stored
+ * but C. In a function of its own for the reason of kernel_packed_full. */
+void gemm_f32_ukernel_nocopy_14x32_avx512(int64_t kc, const float *A, int64_t lda, const float *B,
+                                          int64_t ldb, float *C, int64_t ldc, float alpha,
+                                          float beta, const gemm_tile_epi_t *e, int bpf)
+{
+    packa_tile(0, kc, A, lda, NULL, B, C, ldc, NR, alpha, beta, e, NULL, 0, 1, ldb, bpf);
 }
 
 void gemm_f32_ukernel_packa_14x32_avx512(int64_t kc, const float *A, int64_t lda, float *Ap,
@@ -2098,6 +2113,13 @@ void gemm_s8_pack_groups_avx512(const char *src, int64_t ks, int64_t nl, int64_t
 
 #else
 /* Not an AVX-512 build: the table never selects this variant. */
+void gemm_f32_ukernel_nocopy_14x32_avx512(int64_t kc, const float *A, int64_t lda, const float *B,
+                                          int64_t ldb, float *C, int64_t ldc, float alpha,
+                                          float beta, const gemm_tile_epi_t *e, int bpf)
+{
+    (void)kc, (void)A, (void)lda, (void)B, (void)ldb, (void)C, (void)ldc, (void)alpha, (void)beta;
+    (void)e, (void)bpf;
+}
 void gemm_f32_ukernel_packa_14x32_avx512(int64_t kc, const float *A, int64_t lda, float *Ap,
                                          const float *B, float *C, int64_t ldc, int n,
                                          float alpha, float beta, const gemm_tile_epi_t *e,
