@@ -289,9 +289,6 @@ static inline int64_t panel_row(int64_t p, int64_t np, int64_t mr, int64_t h1, i
     return split && p == np - 1 ? (np - 2) * mr + h1 : p * mr;
 }
 
-/* abuf holds one MC x KC block, or with a_all the whole of op(A)'s rows
- * [m0, m1) (block (ic, pc) at abuf + (pc*mpad + (ic-m0)*kcp)*esz), packed on
- * the first jc pass and reused by the others. */
 /* Neither operand packed (run_packed_range's nocopy): the packed driver's
  * loops and blocks (column blocks of NC, K blocks of KC, row blocks of MC;
  * in a block the tiles go down each B micro-panel), every whole tile
@@ -336,6 +333,9 @@ static void run_nocopy_range(const gjob_t *j, int64_t m0, int64_t m1, int64_t n0
     }
 }
 
+/* abuf holds one MC x KC block, or with a_all the whole of op(A)'s rows
+ * [m0, m1) (block (ic, pc) at abuf + (pc*mpad + (ic-m0)*kcp)*esz), packed on
+ * the first jc pass and reused by the others. */
 static void run_packed_range(const gjob_t *j, int64_t m0, int64_t m1, int64_t n0, int64_t n1,
                              char *abuf, char *bbuf, int a_all)
 {

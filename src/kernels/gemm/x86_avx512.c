@@ -588,13 +588,15 @@ void gemm_f32_ukernel_packb_14x32_avx512(int64_t kc, const float *A, const float
 }
 
 /* kernel_packed for a whole MR-row tile whose A micro-panel comes from
- * op(A) = A in place (row r at A + r * lda) and is written, packed, to Ap
- * (A[k*MR + r], pack_a's layout) as it goes by (uk_packa); B is a packed
- * micro-panel, n <= NR of its columns stored. Each row's next lines are
+ * op(A) = A in place (row r at A + r * lda), with STORE (a compile-time
+ * flag) written, packed, to Ap (A[k*MR + r], pack_a's layout) as it goes
+ * by (uk_packa); B a packed micro-panel, or with BROWS (compile-time) kc
+ * rows ldb apart read in place, asked for PACKB_PF steps ahead where bpf
+ * (uk_nocopy); n <= NR of C's columns stored. Each A row's next lines are
  * asked for PACKA_PF steps ahead, every 16 steps: the rows are lda apart,
  * fourteen streams of a float per step. With npf > 0 also uk_pf's spread
- * prefetch. In a function of its own for the reason of
- * kernel_packed_full. */
+ * prefetch. Each form runs in a function of its own (packa_tile_store,
+ * packa_tile_inplace, uk_nocopy) for the reason of kernel_packed_full. */
 #define PACKA_PF 32
 ALWAYS_INLINE void packa_tile(const int STORE, int64_t kc, const float *A, int64_t lda,
                               float *Ap, const float *B, float *C, int64_t ldc, int n, float alpha,
