@@ -384,17 +384,23 @@ static void run_packed_range(const gjob_t *j, int64_t m0, int64_t m1, int64_t n0
      * 246.9 -> 248.9; 2 threads 128 x 384 x 1536 470 -> 484, 256^3 487 ->
      * 493; 128 x 1536 x 384 level. lda a multiple of 1024 floats keeps the
      * pass (a_rows_alias), as every other mode does. */
-    const int amode = tile_pack_a < 0 ? (base_cpu()->zmm_halves ? 1 : 3) : tile_pack_a;
+    const int amode = tile_pack_a < 0 ? (base_cpu()->zmm_halves ? 1 : 2) : tile_pack_a;
     const int packa = !j->packed_a && !j->ta && j->v && j->v->uk_packa && kn->ctx == j->v &&
                       !j->v->ukrun && !a_rows_alias(j->lda) && amode > 0;
     const int inpl = packa && amode >= 2;
-    /* and where B too would be packed on this call, neither (nocopy):
-     * Zen 5, alternating, medians of 3-4, 1 thread 128 x 384 x 1536 247.8
-     * -> 251.2 GFLOP/s, 256^3 250.8 -> 256.6, 512^3 255.6 -> 257.9; 2
-     * threads 128 x 384 x 1536 484 -> 502 (each task no longer packs all of
-     * B), 256^3 494.5 -> 504.6, 128 x 1536 x 384 493.5 -> 498, 512^3 level;
-     * 128 x 1536 x 384 on 1 thread level. Not where B's rows are a multiple
-     * of 4 KB apart (a_rows_alias: its panel's rows would share L1 sets). */
+    /* Mode 3 (not a default): where B too would be packed on this call,
+     * neither operand packed (nocopy). Zen 5, alternating, medians of 3-4,
+     * in the shared host's quiet phases: 1 thread 128 x 384 x 1536 247.8 ->
+     * 251.2 GFLOP/s, 256^3 250.8 -> 256.6, 512^3 255.6 -> 257.9; 2 threads
+     * 128 x 384 x 1536 484 -> 502 (each task no longer packs all of B),
+     * 256^3 494.5 -> 504.6, 128 x 1536 x 384 493.5 -> 498. In its slow
+     * phases (neighbours on the L3 and memory; CPU 0 <-> 1 round trip ~400
+     * ns) it lost more than that: 128 x 384 x 1536 on 2 threads 404 -> 370,
+     * 256^3 409 -> 372, on 1 thread 208 -> 195: the strided rows of A and B
+     * it reads from L3 for each block suffer more from contention than
+     * packed panels. Left selectable (and tested) for a machine of its own
+     * to decide. Not where B's rows are a multiple of 4 KB apart
+     * (a_rows_alias: its panel's rows would share L1 sets). */
     if (inpl && amode == 3 && packb && j->v->uk_nocopy && !a_rows_alias(j->ldb)) {
         run_nocopy_range(j, m0, m1, n0, n1);
         return;

@@ -441,8 +441,10 @@ void gemm_f32_tile_store_t_avx512(const float *T, int npx, int nch, float *C, in
  * exists: 0 a pass of pack_a before the tiles; 1 packed by the first B
  * panel's tiles (uk_packa); 2 not packed, every tile reading them in place
  * (uk_packa with Ap NULL); 3 as 2, and where op(B) = B would be packed on
- * the call, B not packed either (run_nocopy_range, uk_nocopy); -1 (the
- * default) 1 where zmm runs as halves (Zen 4), else 3 (Zen 5). For the
+ * the call, B not packed either (run_nocopy_range, uk_nocopy: faster in
+ * the shared host's quiet phases, slower in its contended ones, so no
+ * default picks it); -1 (the default) 1 where zmm runs as halves (Zen 4),
+ * else 2 (Zen 5). For the
  * tests, which run every mode on every machine; not thread-safe against
  * GEMMs running meanwhile. */
 void gemm_f32_set_tile_pack_a(int mode);
