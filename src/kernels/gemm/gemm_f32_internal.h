@@ -444,9 +444,8 @@ void gemm_f32_tile_store_t_avx512(const float *T, int npx, int nch, float *C, in
  * the call, B not packed either (run_nocopy_range, uk_nocopy: faster in
  * the shared host's quiet phases, slower in its contended ones, so no
  * default picks it); -1 (the default) 1 where zmm runs as halves (Zen 4),
- * else 2 (Zen 5). For the
- * tests, which run every mode on every machine; not thread-safe against
- * GEMMs running meanwhile. */
+ * else 2 (Zen 5). For the tests, which run every mode on every machine;
+ * not thread-safe against GEMMs running meanwhile. */
 void gemm_f32_set_tile_pack_a(int mode);
 
 /* ---- bf16 and int8 (lowp.c) ---- */
