@@ -274,7 +274,7 @@ static int tile_pack_a = -1; /* gemm_f32_set_tile_pack_a */
 
 void gemm_f32_set_tile_pack_a(int mode)
 {
-    tile_pack_a = mode < 0 ? -1 : mode > 3 ? 3 : mode;
+    tile_pack_a = mode < 0 ? -1 : mode > 2 ? 2 : mode;
 }
 
 static int a_rows_alias(int64_t lda)
@@ -287,50 +287,6 @@ static int a_rows_alias(int64_t lda)
 static inline int64_t panel_row(int64_t p, int64_t np, int64_t mr, int64_t h1, int split)
 {
     return split && p == np - 1 ? (np - 2) * mr + h1 : p * mr;
-}
-
-/* Neither operand packed (run_packed_range's nocopy): the packed driver's
- * loops and blocks (column blocks of NC, K blocks of KC, row blocks of MC;
- * in a block the tiles go down each B micro-panel), every whole tile
- * reading A's rows and B's rows in place (uk_nocopy, the first tile of a B
- * panel asking for its rows ahead), the edge tiles through the
- * micro-kernel's direct mode (A and B in place, masked). */
-static void run_nocopy_range(const gjob_t *j, int64_t m0, int64_t m1, int64_t n0, int64_t n1)
-{
-    const int mr = j->kn.mr, nr = j->kn.nr;
-    const float *A = (const float *)j->A, *B = (const float *)j->B;
-    float *C = (float *)j->C;
-    gemm_tile_epi_t te;
-    for (int64_t jc = n0; jc < n1; jc += j->bl.nc) {
-        const int64_t nc = min64(j->bl.nc, n1 - jc);
-        int64_t pc = 0;
-        do {
-            const int64_t kc = min64(j->bl.kc, j->K - pc);
-            const float beta = pc == 0 ? j->beta : 1.0f;
-            const int last = pc + kc >= j->K;
-            for (int64_t ic = m0; ic < m1; ic += j->bl.mc) {
-                const int64_t mc = min64(j->bl.mc, m1 - ic);
-                for (int64_t jr = 0; jr < nc; jr += nr) {
-                    const int n = (int)min64(nr, nc - jr);
-                    const float *b = B + pc * j->ldb + jc + jr;
-                    for (int64_t ir = 0; ir < mc; ir += mr) {
-                        const int m = (int)min64(mr, mc - ir);
-                        const float *a = A + (ic + ir) * j->lda + pc;
-                        float *c = C + (ic + ir) * j->ldc + jc + jr;
-                        const gemm_tile_epi_t *e =
-                            last ? tile_epi(j->epi, ic + ir, jc + jr, &te) : NULL;
-                        if (m == mr && n == nr)
-                            j->v->uk_nocopy(kc, a, j->lda, b, j->ldb, c, j->ldc, j->alpha, beta, e,
-                                            ir == 0);
-                        else
-                            j->v->uk(kc, a, j->lda, 1, b, j->ldb, c, j->ldc, m, n, j->alpha, beta,
-                                     e);
-                    }
-                }
-            }
-            pc += kc;
-        } while (pc < j->K);
-    }
 }
 
 /* abuf holds one MC x KC block, or with a_all the whole of op(A)'s rows
@@ -387,24 +343,7 @@ static void run_packed_range(const gjob_t *j, int64_t m0, int64_t m1, int64_t n0
     const int amode = tile_pack_a < 0 ? (base_cpu()->zmm_halves ? 1 : 2) : tile_pack_a;
     const int packa = !j->packed_a && !j->ta && j->v && j->v->uk_packa && kn->ctx == j->v &&
                       !j->v->ukrun && !a_rows_alias(j->lda) && amode > 0;
-    const int inpl = packa && amode >= 2;
-    /* Mode 3 (not a default): where B too would be packed on this call,
-     * neither operand packed (nocopy). Zen 5, alternating, medians of 3-4,
-     * in the shared host's quiet phases: 1 thread 128 x 384 x 1536 247.8 ->
-     * 251.2 GFLOP/s, 256^3 250.8 -> 256.6, 512^3 255.6 -> 257.9; 2 threads
-     * 128 x 384 x 1536 484 -> 502 (each task no longer packs all of B),
-     * 256^3 494.5 -> 504.6, 128 x 1536 x 384 493.5 -> 498. In its slow
-     * phases (neighbours on the L3 and memory; CPU 0 <-> 1 round trip ~400
-     * ns) it lost more than that: 128 x 384 x 1536 on 2 threads 404 -> 370,
-     * 256^3 409 -> 372, on 1 thread 208 -> 195: the strided rows of A and B
-     * it reads from L3 for each block suffer more from contention than
-     * packed panels. Left selectable (and tested) for a machine of its own
-     * to decide. Not where B's rows are a multiple of 4 KB apart
-     * (a_rows_alias: its panel's rows would share L1 sets). */
-    if (inpl && amode == 3 && packb && j->v->uk_nocopy && !a_rows_alias(j->ldb)) {
-        run_nocopy_range(j, m0, m1, n0, n1);
-        return;
-    }
+    const int inpl = packa && amode == 2;
     for (int64_t jc = n0; jc < n1; jc += j->bl.nc) {
         int64_t nc = min64(j->bl.nc, n1 - jc);
         int64_t pc = 0;

@@ -199,14 +199,6 @@ typedef struct gemm_f32_variant {
      * issue 3 of 4 halves on cores that split zmm operations in two. */
     void (*inda_narrow)(int nch, int64_t kc, const float *const *px, const int64_t *off,
                         const float *Bp, float *T, int acc, const char *pf, int64_t npf);
-    /* A whole MR x NR tile with neither operand packed (NULL: none; the
-     * driver then packs): op(A) = A's MR rows lda apart, op(B) = B's kc
-     * rows of NR floats ldb apart, both read in place; with bpf, B's rows
-     * are asked for a few k steps ahead (the first tile to read a B panel
-     * finds it in L3 or memory, the next ones in L2). */
-    void (*uk_nocopy)(int64_t kc, const float *A, int64_t lda, const float *B, int64_t ldb,
-                      float *C, int64_t ldc, float alpha, float beta, const gemm_tile_epi_t *e,
-                      int bpf);
 } gemm_f32_variant_t;
 
 /* Best first. */
@@ -406,9 +398,6 @@ void gemm_f32_ukernel_pf_14x32_avx512(int64_t kc, const float *A, const float *B
 void gemm_f32_ukernel_packb_14x32_avx512(int64_t kc, const float *A, const float *B, int64_t ldb,
                                          float *Bp, float *C, int64_t ldc, int m, float alpha,
                                          float beta, const gemm_tile_epi_t *e);
-void gemm_f32_ukernel_nocopy_14x32_avx512(int64_t kc, const float *A, int64_t lda, const float *B,
-                                          int64_t ldb, float *C, int64_t ldc, float alpha,
-                                          float beta, const gemm_tile_epi_t *e, int bpf);
 void gemm_f32_ukernel_packa_14x32_avx512(int64_t kc, const float *A, int64_t lda, float *Ap,
                                          const float *B, float *C, int64_t ldc, int n,
                                          float alpha, float beta, const gemm_tile_epi_t *e,
@@ -440,11 +429,8 @@ void gemm_f32_tile_store_t_avx512(const float *T, int npx, int nch, float *C, in
 /* How the packed driver treats op(A) = A's whole panels where uk_packa
  * exists: 0 a pass of pack_a before the tiles; 1 packed by the first B
  * panel's tiles (uk_packa); 2 not packed, every tile reading them in place
- * (uk_packa with Ap NULL); 3 as 2, and where op(B) = B would be packed on
- * the call, B not packed either (run_nocopy_range, uk_nocopy: faster in
- * the shared host's quiet phases, slower in its contended ones, so no
- * default picks it); -1 (the default) 1 where zmm runs as halves (Zen 4),
- * else 2 (Zen 5). For the tests, which run every mode on every machine;
+ * (uk_packa with Ap NULL); -1 (the default) 1 where zmm runs as halves
+ * (Zen 4), else 2 (Zen 5). For the tests, which run every mode on every machine;
  * not thread-safe against GEMMs running meanwhile. */
 void gemm_f32_set_tile_pack_a(int mode);
 

@@ -28,15 +28,15 @@ const gemm_f32_variant_t gemm_f32_variants[] = {
      gemm_f32_tile_store_t_avx512, NULL, gemm_f32_indb_part_avx512, gemm_f32_inda_part_avx512,
      gemm_f32_ukernel_pf_14x32_avx512, gemm_f32_inda_pf_14x32_avx512, gemm_f32_indb_half_avx512,
      gemm_f32_ukernel_packb_14x32_avx512, gemm_f32_ukernel_packa_14x32_avx512,
-     gemm_f32_inda_narrow_avx512, gemm_f32_ukernel_nocopy_14x32_avx512},
+     gemm_f32_inda_narrow_avx512},
     {"avx2_6x16", CAIRN_ISA_AVX2, 6, 16, gemm_f32_ukernel_6x16_avx2, gemm_f32_smallm_avx2,
      gemm_f32_pack_a_avx2, gemm_f32_pack_b_avx2, 1, gemm_f32_indb_6x16_avx2,
      gemm_f32_tile_store_avx2, gemm_f32_gemv_packed_avx2, gemm_f32_inda_6x16_avx2,
      gemm_f32_tile_store_t_avx2, gemm_f32_ukrun_6x16_avx2, gemm_f32_indb_part_avx2,
-     gemm_f32_inda_part_avx2, NULL, NULL, NULL, NULL, NULL, NULL, NULL},
+     gemm_f32_inda_part_avx2, NULL, NULL, NULL, NULL, NULL, NULL},
     {"ref_4x8", CAIRN_ISA_REF, 4, 8, gemm_f32_ukernel_ref_4x8, gemm_f32_smallm_ref, NULL, NULL, 0,
      gemm_f32_indb_ref_4x8, gemm_f32_tile_store_ref_4x8, NULL, gemm_f32_inda_ref_4x8,
-     gemm_f32_tile_store_t_ref_4x8, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL},
+     gemm_f32_tile_store_t_ref_4x8, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL},
 };
 const int gemm_f32_n_variants = (int)(sizeof gemm_f32_variants / sizeof gemm_f32_variants[0]);
 

@@ -590,18 +590,15 @@ void gemm_f32_ukernel_packb_14x32_avx512(int64_t kc, const float *A, const float
 /* kernel_packed for a whole MR-row tile whose A micro-panel comes from
  * op(A) = A in place (row r at A + r * lda), with STORE (a compile-time
  * flag) written, packed, to Ap (A[k*MR + r], pack_a's layout) as it goes
- * by (uk_packa); B a packed micro-panel, or with BROWS (compile-time) kc
- * rows ldb apart read in place, asked for PACKB_PF steps ahead where bpf
- * (uk_nocopy); n <= NR of C's columns stored. Each A row's next lines are
+ * by (uk_packa); B a packed micro-panel, n <= NR of C's columns stored. Each A row's next lines are
  * asked for PACKA_PF steps ahead, every 16 steps: the rows are lda apart,
  * fourteen streams of a float per step. With npf > 0 also uk_pf's spread
  * prefetch. Each form runs in a function of its own (packa_tile_store,
- * packa_tile_inplace, uk_nocopy) for the reason of kernel_packed_full. */
+ * packa_tile_inplace) for the reason of kernel_packed_full. */
 #define PACKA_PF 32
 ALWAYS_INLINE void packa_tile(const int STORE, int64_t kc, const float *A, int64_t lda,
                               float *Ap, const float *B, float *C, int64_t ldc, int n, float alpha,
-                              float beta, const gemm_tile_epi_t *e, const char *pf, int64_t npf,
-                              const int BROWS, int64_t ldb, int bpf)
+                              float beta, const gemm_tile_epi_t *e, const char *pf, int64_t npf)
 {
     __m512 acc[MR][NV];
     tile_init(MR, acc, NULL, 0);
@@ -618,14 +615,10 @@ ALWAYS_INLINE void packa_tile(const int STORE, int64_t kc, const float *A, int64
                 _mm_prefetch((const char *)(A + r * lda + k + PACKA_PF), _MM_HINT_T0);
         }
         spread_prefetch(&pf, &credit, npf, kc);
-        if (BROWS && bpf && k + PACKB_PF < kc) {
-            _mm_prefetch((const char *)(B + PACKB_PF * ldb), _MM_HINT_T0);
-            _mm_prefetch((const char *)(B + PACKB_PF * ldb + 16), _MM_HINT_T0);
-        }
         __m512 b[NV];
 #pragma GCC unroll 4
         for (int v = 0; v < NV; v++)
-            b[v] = BROWS ? _mm512_loadu_ps(B + 16 * v) : _mm512_load_ps(B + 16 * v);
+            b[v] = _mm512_load_ps(B + 16 * v);
         /* the 14 rows from four pointers at rows 0, 3, 4 and 9, each row
          * a pointer plus 0, 1, 2, 4 or 8 times lda (one register and the
          * addressing modes' scales) rather than fourteen pointers, which
@@ -645,7 +638,7 @@ ALWAYS_INLINE void packa_tile(const int STORE, int64_t kc, const float *A, int64
         }
         if (STORE)
             Ap += MR;
-        B += BROWS ? ldb : NR;
+        B += NR;
         p0++, p3++, p4++, p9++;
     }
     store_tile(acc, MR, C, ldc, MR, n, alpha, beta, e, 1);
@@ -657,7 +650,7 @@ static __attribute__((noinline)) void packa_tile_store(int64_t kc, const float *
                                                        const gemm_tile_epi_t *e, const char *pf,
                                                        int64_t npf)
 {
-    packa_tile(1, kc, A, lda, Ap, B, C, ldc, n, alpha, beta, e, pf, npf, 0, 0, 0);
+    packa_tile(1, kc, A, lda, Ap, B, C, ldc, n, alpha, beta, e, pf, npf);
 }
 
 static __attribute__((noinline)) void packa_tile_inplace(int64_t kc, const float *A, int64_t lda,
@@ -666,17 +659,7 @@ static __attribute__((noinline)) void packa_tile_inplace(int64_t kc, const float
                                                          const gemm_tile_epi_t *e, const char *pf,
                                                          int64_t npf)
 {
-    packa_tile(0, kc, A, lda, NULL, B, C, ldc, n, alpha, beta, e, pf, npf, 0, 0, 0);
-}
-
-/* Neither operand packed (uk_nocopy): A's 14 rows as the packing tile
- * reads them, B's rows ldb apart as uk_packb reads them, nothing stored
- * but C. In a function of its own for the reason of kernel_packed_full. */
-void gemm_f32_ukernel_nocopy_14x32_avx512(int64_t kc, const float *A, int64_t lda, const float *B,
-                                          int64_t ldb, float *C, int64_t ldc, float alpha,
-                                          float beta, const gemm_tile_epi_t *e, int bpf)
-{
-    packa_tile(0, kc, A, lda, NULL, B, C, ldc, NR, alpha, beta, e, NULL, 0, 1, ldb, bpf);
+    packa_tile(0, kc, A, lda, NULL, B, C, ldc, n, alpha, beta, e, pf, npf);
 }
 
 void gemm_f32_ukernel_packa_14x32_avx512(int64_t kc, const float *A, int64_t lda, float *Ap,
@@ -1611,12 +1594,32 @@ void gemm_f32_pack_b_avx512(int transB, const float *B, int64_t ldb, int64_t p0,
                     dst + q * kc);
 }
 
+/* One row of C, columns [j, j + 16) at cp, plus a[0..7] times B's 8 rows
+ * bv (two chains of four FMAs); MASKED (compile-time) under mk. */
+ALWAYS_INLINE void smallm_row(const int MASKED, __mmask16 mk, float *cp, const __m512 bv[8],
+                              const __m512 a[8])
+{
+    __m512 c = MASKED ? _mm512_maskz_loadu_ps(mk, cp) : _mm512_loadu_ps(cp);
+    __m512 c2 = _mm512_mul_ps(a[4], bv[4]);
+    c = _mm512_fmadd_ps(a[0], bv[0], c);
+    c2 = _mm512_fmadd_ps(a[5], bv[5], c2);
+    c = _mm512_fmadd_ps(a[1], bv[1], c);
+    c2 = _mm512_fmadd_ps(a[6], bv[6], c2);
+    c = _mm512_fmadd_ps(a[2], bv[2], c);
+    c2 = _mm512_fmadd_ps(a[7], bv[7], c2);
+    c = _mm512_fmadd_ps(a[3], bv[3], c);
+    if (MASKED)
+        _mm512_mask_storeu_ps(cp, mk, _mm512_add_ps(c, c2));
+    else
+        _mm512_storeu_ps(cp, _mm512_add_ps(c, c2));
+}
+
 /* One 16-column step of smallm's 8-row group (gemm_f32_smallm_avx512):
- * rows k0..k0+7 of B (at b) times aa's 8 x m values (av's broadcasts where
- * MM, the rows, is a compile-time count) into C's m rows, columns [j, j +
- * 16), with pf the next group's lines asked for into L2. MASKED (a
- * compile-time flag) loads and stores under mk: the last, partial step, and
- * where smallm_groups says so. */
+ * rows k0..k0+7 of B (at b) times aa's 8 x m values (av's broadcasts, row r
+ * at av[8 r], where MM, the rows, is a compile-time count) into C's m rows,
+ * columns [j, j + 16), with pf the next group's lines asked for into L2.
+ * MASKED (a compile-time flag) loads and stores under mk: the last, partial
+ * step, and where smallm_groups says so. */
 ALWAYS_INLINE void smallm_group(const int MASKED, __mmask16 mk, int pf, const float *b,
                                 int64_t ldb, int64_t j, float aa[8][16], int m, float *C,
                                 int64_t ldc, const int MM, const __m512 *av)
@@ -1631,39 +1634,16 @@ ALWAYS_INLINE void smallm_group(const int MASKED, __mmask16 mk, int pf, const fl
                        : _mm512_loadu_ps(b + i * ldb + j);
     if (MM) {
 #pragma GCC unroll 4
-        for (int r = 0; r < MM; r++) {
-            float *cp = C + r * ldc + j;
-            __m512 c = MASKED ? _mm512_maskz_loadu_ps(mk, cp) : _mm512_loadu_ps(cp);
-            __m512 c2 = _mm512_mul_ps(av[4 * MM + r], bv[4]);
-            c = _mm512_fmadd_ps(av[0 * MM + r], bv[0], c);
-            c2 = _mm512_fmadd_ps(av[5 * MM + r], bv[5], c2);
-            c = _mm512_fmadd_ps(av[1 * MM + r], bv[1], c);
-            c2 = _mm512_fmadd_ps(av[6 * MM + r], bv[6], c2);
-            c = _mm512_fmadd_ps(av[2 * MM + r], bv[2], c);
-            c2 = _mm512_fmadd_ps(av[7 * MM + r], bv[7], c2);
-            c = _mm512_fmadd_ps(av[3 * MM + r], bv[3], c);
-            if (MASKED)
-                _mm512_mask_storeu_ps(cp, mk, _mm512_add_ps(c, c2));
-            else
-                _mm512_storeu_ps(cp, _mm512_add_ps(c, c2));
-        }
+        for (int r = 0; r < MM; r++)
+            smallm_row(MASKED, mk, C + r * ldc + j, bv, av + 8 * r);
         return;
     }
     for (int r = 0; r < m; r++) {
-        float *cp = C + r * ldc + j;
-        __m512 c = MASKED ? _mm512_maskz_loadu_ps(mk, cp) : _mm512_loadu_ps(cp);
-        __m512 c2 = _mm512_mul_ps(_mm512_set1_ps(aa[4][r]), bv[4]);
-        c = _mm512_fmadd_ps(_mm512_set1_ps(aa[0][r]), bv[0], c);
-        c2 = _mm512_fmadd_ps(_mm512_set1_ps(aa[5][r]), bv[5], c2);
-        c = _mm512_fmadd_ps(_mm512_set1_ps(aa[1][r]), bv[1], c);
-        c2 = _mm512_fmadd_ps(_mm512_set1_ps(aa[6][r]), bv[6], c2);
-        c = _mm512_fmadd_ps(_mm512_set1_ps(aa[2][r]), bv[2], c);
-        c2 = _mm512_fmadd_ps(_mm512_set1_ps(aa[7][r]), bv[7], c2);
-        c = _mm512_fmadd_ps(_mm512_set1_ps(aa[3][r]), bv[3], c);
-        if (MASKED)
-            _mm512_mask_storeu_ps(cp, mk, _mm512_add_ps(c, c2));
-        else
-            _mm512_storeu_ps(cp, _mm512_add_ps(c, c2));
+        __m512 a[8];
+#pragma GCC unroll 8
+        for (int i = 0; i < 8; i++)
+            a[i] = _mm512_set1_ps(aa[i][r]);
+        smallm_row(MASKED, mk, C + r * ldc + j, bv, a);
     }
 }
 
@@ -1692,10 +1672,9 @@ ALWAYS_INLINE int64_t smallm_groups(const int MM, int m, int stream, int64_t n, 
             for (int r = 0; r < m; r++)
                 aa[i][r] = alpha * A[r * rs_a + (k0 + i) * cs_a];
         __m512 av[8 * (MM ? MM : 1)];
-        if (MM)
 #pragma GCC unroll 16
-            for (int i = 0; i < 8 * MM; i++)
-                av[i] = _mm512_set1_ps(aa[i / (MM ? MM : 1)][i % (MM ? MM : 1)]);
+        for (int q = 0; q < 8 * MM; q++)
+            av[q] = _mm512_set1_ps(aa[q % 8][q / 8]);
         const float *b = B + k0 * ldb;
         const int pf = stream && k0 + 16 <= K;
         int64_t j = 0;
@@ -2115,13 +2094,6 @@ void gemm_s8_pack_groups_avx512(const char *src, int64_t ks, int64_t nl, int64_t
 
 #else
 /* Not an AVX-512 build: the table never selects this variant. */
-void gemm_f32_ukernel_nocopy_14x32_avx512(int64_t kc, const float *A, int64_t lda, const float *B,
-                                          int64_t ldb, float *C, int64_t ldc, float alpha,
-                                          float beta, const gemm_tile_epi_t *e, int bpf)
-{
-    (void)kc, (void)A, (void)lda, (void)B, (void)ldb, (void)C, (void)ldc, (void)alpha, (void)beta;
-    (void)e, (void)bpf;
-}
 void gemm_f32_ukernel_packa_14x32_avx512(int64_t kc, const float *A, int64_t lda, float *Ap,
                                          const float *B, float *C, int64_t ldc, int n,
                                          float alpha, float beta, const gemm_tile_epi_t *e,
