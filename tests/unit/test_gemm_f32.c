@@ -879,7 +879,6 @@ int main(void)
         printf("variant %s (MR=%d NR=%d)\n", v->name, v->mr, v->nr);
         sweep_variant(v);
         epilogues(v);
-        tile_packing(v);
         /* A packed by a pass, by the tiles, read in place: every mode,
          * also those the CPU would not pick */
         for (int mode = 0; mode <= 2; mode++) {
@@ -887,6 +886,14 @@ int main(void)
             tile_packing(v);
         }
         gemm_f32_set_tile_pack_a(-1);
+        /* B packed by the tiles: both store forms, also the one the CPU
+         * would not pick (A the CPU's mode: with the one B form it picks,
+         * these are the defaults' run) */
+        for (int ymm = 0; ymm <= 1; ymm++) {
+            gemm_f32_set_packb_ymm(ymm);
+            tile_packing(v);
+        }
+        gemm_f32_set_packb_ymm(-1);
     }
     CHECK(gemm_f32_select()->isa <= level);
     public_paths();

@@ -434,6 +434,11 @@ void gemm_f32_tile_store_t_avx512(const float *T, int npx, int nch, float *C, in
  * not thread-safe against GEMMs running meanwhile. */
 void gemm_f32_set_tile_pack_a(int mode);
 
+/* How the AVX-512 B-packing tile (uk_packb) stores the packed rows: 0 as
+ * zmm, 1 as ymm halves, -1 (the default) zmm where zmm runs as halves
+ * (Zen 4), else ymm. For the tests, as gemm_f32_set_tile_pack_a. */
+void gemm_f32_set_packb_ymm(int mode);
+
 /* ---- bf16 and int8 (lowp.c) ---- */
 
 /* The bf16 / int8 kernel the dispatch picks at or below cap (the CPU's best

@@ -558,9 +558,9 @@ ALWAYS_INLINE void kernel_packed(const int ROWS, int64_t kc, const float *A, con
  * K block. 128 x 384 x 1536, 1 thread, Zen 4: 8 steps 109.0, 16 109.7, 32
  * 104.6-106.8 GFLOP/s. */
 #define PACKB_PF 16
-void gemm_f32_ukernel_packb_14x32_avx512(int64_t kc, const float *A, const float *B, int64_t ldb,
-                                         float *Bp, float *C, int64_t ldc, int m, float alpha,
-                                         float beta, const gemm_tile_epi_t *e)
+ALWAYS_INLINE void packb_tile(const int YMM, int64_t kc, const float *A, const float *B,
+                              int64_t ldb, float *Bp, float *C, int64_t ldc, int m, float alpha,
+                              float beta, const gemm_tile_epi_t *e)
 {
     __m512 acc[MR][NV];
     tile_init(MR, acc, NULL, 0);
@@ -577,7 +577,13 @@ void gemm_f32_ukernel_packb_14x32_avx512(int64_t kc, const float *A, const float
 #pragma GCC unroll 4
         for (int v = 0; v < NV; v++) {
             b[v] = _mm512_loadu_ps(B + 16 * v);
-            _mm512_storeu_ps(Bp + 16 * v, b[v]);
+            if (YMM) {
+                _mm256_storeu_ps(Bp + 16 * v, _mm512_castps512_ps256(b[v]));
+                _mm256_storeu_ps(Bp + 16 * v + 8,
+                                 _mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(b[v]), 1)));
+            } else {
+                _mm512_storeu_ps(Bp + 16 * v, b[v]);
+            }
         }
         tile_fma(MR, acc, A, b);
         A += MR;
@@ -585,6 +591,46 @@ void gemm_f32_ukernel_packb_14x32_avx512(int64_t kc, const float *A, const float
         Bp += NR;
     }
     store_tile(acc, MR, C, ldc, m, NR, alpha, beta, e, 1);
+}
+
+/* Where zmm runs whole (Zen 5) the packed rows go out as four ymm stores
+ * (the upper halves by vextractf64x4 to memory) rather than two zmm ones:
+ * a stand-alone copy of this loop over a B block in L2 ran at 231-239
+ * GFLOP/s with zmm stores, 256-264 with ymm ones and 264-274 storing
+ * nothing (Zen 5, 1 thread, best of 200); stores into a ring in L1 were
+ * as slow as into the block, so it is the zmm store itself, not the
+ * lines it writes. */
+static __attribute__((noinline)) void packb_tile_ymm(int64_t kc, const float *A, const float *B,
+                                                      int64_t ldb, float *Bp, float *C, int64_t ldc,
+                                                      int m, float alpha, float beta,
+                                                      const gemm_tile_epi_t *e)
+{
+    packb_tile(1, kc, A, B, ldb, Bp, C, ldc, m, alpha, beta, e);
+}
+
+static __attribute__((noinline)) void packb_tile_zmm(int64_t kc, const float *A, const float *B,
+                                                      int64_t ldb, float *Bp, float *C, int64_t ldc,
+                                                      int m, float alpha, float beta,
+                                                      const gemm_tile_epi_t *e)
+{
+    packb_tile(0, kc, A, B, ldb, Bp, C, ldc, m, alpha, beta, e);
+}
+
+static int packb_ymm = -1; /* gemm_f32_set_packb_ymm */
+
+void gemm_f32_set_packb_ymm(int mode)
+{
+    packb_ymm = mode < 0 ? -1 : mode > 0;
+}
+
+void gemm_f32_ukernel_packb_14x32_avx512(int64_t kc, const float *A, const float *B, int64_t ldb,
+                                         float *Bp, float *C, int64_t ldc, int m, float alpha,
+                                         float beta, const gemm_tile_epi_t *e)
+{
+    if (packb_ymm < 0 ? base_cpu()->zmm_halves : !packb_ymm)
+        packb_tile_zmm(kc, A, B, ldb, Bp, C, ldc, m, alpha, beta, e);
+    else
+        packb_tile_ymm(kc, A, B, ldb, Bp, C, ldc, m, alpha, beta, e);
 }
 
 /* kernel_packed for a whole MR-row tile whose A micro-panel comes from
@@ -2094,6 +2140,11 @@ void gemm_s8_pack_groups_avx512(const char *src, int64_t ks, int64_t nl, int64_t
 
 #else
 /* Not an AVX-512 build: the table never selects this variant. */
+void gemm_f32_set_packb_ymm(int mode)
+{
+    (void)mode;
+}
+
 void gemm_f32_ukernel_packa_14x32_avx512(int64_t kc, const float *A, int64_t lda, float *Ap,
                                          const float *B, float *C, int64_t ldc, int n,
                                          float alpha, float beta, const gemm_tile_epi_t *e,
