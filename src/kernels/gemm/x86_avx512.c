@@ -599,7 +599,12 @@ ALWAYS_INLINE void packb_tile(const int YMM, int64_t kc, const float *A, const f
  * GFLOP/s with zmm stores, 256-264 with ymm ones and 264-274 storing
  * nothing (Zen 5, 1 thread, best of 200); stores into a ring in L1 were
  * as slow as into the block, so it is the zmm store itself, not the
- * lines it writes. */
+ * lines it writes (the C tile's zmm stores, a burst at the tile's end,
+ * measured the same either way). `cairn bench gemm`, the two builds
+ * alternating, medians of 4: 1 thread 128 x 384 x 1536 248.9 -> 251.0
+ * GFLOP/s, 128 x 1536 x 384 251.4 -> 253.0; 2 threads 491 -> 497 and
+ * 497.5 -> 503.4; 256^3, 512^3 and 1024^3 level. Zen 4 keeps the zmm
+ * stores (not measured there). */
 static __attribute__((noinline)) void packb_tile_ymm(int64_t kc, const float *A, const float *B,
                                                       int64_t ldb, float *Bp, float *C, int64_t ldc,
                                                       int m, float alpha, float beta,
