@@ -578,9 +578,9 @@ ALWAYS_INLINE void packb_tile(const int YMM, int64_t kc, const float *A, const f
         for (int v = 0; v < NV; v++) {
             b[v] = _mm512_loadu_ps(B + 16 * v);
             if (YMM) {
+                const __m256d hi = _mm512_extractf64x4_pd(_mm512_castps_pd(b[v]), 1);
                 _mm256_storeu_ps(Bp + 16 * v, _mm512_castps512_ps256(b[v]));
-                _mm256_storeu_ps(Bp + 16 * v + 8,
-                                 _mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(b[v]), 1)));
+                _mm256_storeu_ps(Bp + 16 * v + 8, _mm256_castpd_ps(hi));
             } else {
                 _mm512_storeu_ps(Bp + 16 * v, b[v]);
             }
