@@ -246,8 +246,14 @@ static inline const gemm_tile_epi_t *tile_epi(const gemm_epilogue_t *epi, int64_
 
 /* Prefetches the C tile at (i, j) (rows ldc apart, which no hardware
  * prefetcher follows; both lines of each row) and, when the epilogue adds
- * one, the residual's tile. */
-static void prefetch_tile(const gjob_t *j, int64_t i, int64_t jj, int64_t rows_left, int last)
+ * one, the residual's tile. Always inline: gcc 12 counts a function
+ * whose only effects are prefetches as having none and, where it does not
+ * inline it (into run_packed_range, a large function), deletes its calls.
+ * It did so from the commit that added this (fc20048) until the nineteenth
+ * session: the library had none of these prefetches. */
+static inline __attribute__((always_inline)) void prefetch_tile(const gjob_t *j, int64_t i,
+                                                                int64_t jj, int64_t rows_left,
+                                                                int last)
 {
     const int mr = j->kn.mr, nr = j->kn.nr;
     const size_t cs = (size_t)j->kn.csz;
@@ -482,11 +488,20 @@ static void run_packed_range(const gjob_t *j, int64_t m0, int64_t m1, int64_t n0
                  * in the model on a Xeon) */
                 const int b_in_l1 = kn->b_in_l1 && kc >= 128 && !j->rows_first;
                 const int64_t outer = b_in_l1 ? njr : nir, inner = b_in_l1 ? nir : njr;
-                /* A short K block leaves too little time per tile for the
-                 * C (and residual) lines to arrive by demand: the next tile's
-                 * are prefetched (1x1 convolutions over 64-128 channels with
-                 * a residual: 2.7 -> 1.5 ms per ResNet-50 layer2 block). */
-                const int pfc = kc <= 128 || (last && j->epi && j->epi->residual);
+                /* A residual added in the epilogue: the next tile's C and
+                 * residual lines are prefetched (rows ldc apart, which the
+                 * hardware prefetchers do not follow). It was written for
+                 * any K block up to 128 as well, but its calls were compiled
+                 * away (prefetch_tile) until the nineteenth session, so the
+                 * gain its commit reported (ResNet-50 layer2 2.7 -> 1.5 ms)
+                 * was not its own. With the calls in, Zen 5, three builds
+                 * alternating, medians of 6-8: ResNet-50 on 1 thread 36.9 ms
+                 * without the prefetches, 36.0 with both cases, 36.4 with
+                 * the residual only; on 2 threads 19.2 / 17.7 / 17.9;
+                 * MobileNetV2 1 thread 3.647 / 3.691 / 3.633 ms; 3136 x 256
+                 * x 64 (no residual) 2-3 % slower with the short-K case. So
+                 * the residual only. */
+                const int pfc = last && j->epi && j->epi->residual;
                 /* B micro-panels kept in L1 come from memory when B was
                  * packed ahead of time (weights): the next one is
                  * prefetched a slice per tile while this one is in use */
