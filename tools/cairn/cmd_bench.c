@@ -252,11 +252,20 @@ static void peers_load(gemm_impl_t *ob, gemm_impl_t *bl, gemm_impl_t *dn, int th
     }
 }
 
+/* Writes over buf (--cold): one store a cache line, so the lines of A, B
+ * and C that a run left in the caches are gone before the next. */
+static void evict_caches(char *buf, size_t bytes)
+{
+    volatile char *v = buf;
+    for (size_t i = 0; i < bytes; i += 64)
+        v[i] = (char)(v[i] + 1);
+}
+
 /* ---- options -------------------------------------------------------------- */
 
 typedef struct gemm_opts {
     int64_t M, N, K;
-    int threads, transA, transB, peers, json, iters, warmup, profile;
+    int threads, transA, transB, peers, json, iters, warmup, profile, cold;
     const char *dtype;
     uint64_t seed;
 } gemm_opts_t;
@@ -283,6 +292,9 @@ static void gemm_usage(FILE *f)
         "                        and %.1f s each; 3 runs when one takes over %.0f s)\n"
         "  --warmup N            untimed runs of each first (default 1)\n"
         "  --seed S              seed for the random matrices (default 1)\n"
+        "  --cold                before each timed run, write over a buffer of twice the\n"
+        "                        last-level cache (not timed), so that every run reads\n"
+        "                        A and B from memory, as a model's first use of them does\n"
         "  --profile             also count cairn's calls with hardware counters (cycles,\n"
         "                        instructions, IPC, cache and L1D misses per call), where\n"
         "                        the kernel allows perf_event_open\n"
@@ -363,6 +375,10 @@ static int gemm_parse(int argc, char **argv, gemm_opts_t *o)
         }
         if (!strcmp(a, "--profile")) {
             o->profile = 1;
+            continue;
+        }
+        if (!strcmp(a, "--cold")) {
+            o->cold = 1;
             continue;
         }
         if (!strcmp(a, "--trans-a") || !strcmp(a, "--trans-b") || !strcmp(a, "--peers") ||
@@ -672,6 +688,22 @@ static int bench_gemm(int argc, char **argv)
         }
     }
     p.Alp = Alp, p.Blp = Blp;
+    /* --cold: a buffer of twice the last-level cache, written over before
+     * each timed run */
+    char *evict = NULL;
+    size_t evict_bytes = 0;
+    if (o.cold) {
+        size_t l3 = base_cpu()->l3 ? base_cpu()->l3 : (size_t)32 << 20;
+        evict_bytes = 2 * l3;
+        evict = base_aligned_alloc(evict_bytes, BASE_ALIGN);
+        if (!evict) {
+            fprintf(stderr, "cairn bench gemm: --cold: out of memory for a %zu-byte buffer\n",
+                    evict_bytes);
+            rc = BENCH_FAIL;
+            goto done;
+        }
+        memset(evict, 0, evict_bytes);
+    }
     int max_runs = o.iters ? o.iters : BENCH_MAX_RUNS;
     for (int i = 0; i < n_impls; i++) {
         gemm_impl_t *im = &impls[i];
@@ -750,6 +782,8 @@ static int bench_gemm(int argc, char **argv)
             }
             double burst = 0;
             do {
+                if (evict)
+                    evict_caches(evict, evict_bytes);
                 uint64_t t0 = base_now_ns();
                 impl_call(im, &p);
                 double t = (double)(base_now_ns() - t0) * 1e-9;
@@ -797,9 +831,9 @@ static int bench_gemm(int argc, char **argv)
 
     if (o.json) {
         printf("{\"m\": %lld, \"n\": %lld, \"k\": %lld, \"dtype\": \"%s\", \"trans_a\": %s, "
-               "\"trans_b\": %s, \"threads\": %d, \"peak_gflops\": ",
+               "\"trans_b\": %s, \"threads\": %d, \"cold\": %s, \"peak_gflops\": ",
                (long long)o.M, (long long)o.N, (long long)o.K, o.dtype, o.transA ? "true" : "false",
-               o.transB ? "true" : "false", threads);
+               o.transB ? "true" : "false", threads, o.cold ? "true" : "false");
         base_json_number(stdout, pk.gflops > 0 ? pk.gflops : NAN);
         printf(", \"peak_source\": ");
         base_json_string(stdout, pk.source);
@@ -843,8 +877,9 @@ static int bench_gemm(int argc, char **argv)
         printf("}\n");
     } else {
         const char *unit = dtype == 2 ? "GOP/s" : "GFLOP/s";
-        printf("gemm %-4s M=%lld N=%lld K=%lld  %s%s  threads %d\n", o.dtype, (long long)o.M,
-               (long long)o.N, (long long)o.K, o.transA ? "A^T" : "A", o.transB ? "*B^T" : "*B", threads);
+        printf("gemm %-4s M=%lld N=%lld K=%lld  %s%s  threads %d%s\n", o.dtype, (long long)o.M,
+               (long long)o.N, (long long)o.K, o.transA ? "A^T" : "A", o.transB ? "*B^T" : "*B", threads,
+               o.cold ? "  cold (caches written over before each run)" : "");
         if (pk.gflops > 0)
             printf("peak     %.1f %s %s at %d thread%s, from %s\n\n", pk.gflops, unit, o.dtype, threads,
                    threads > 1 ? "s" : "", pk.source);
@@ -889,6 +924,7 @@ done:
     base_aligned_free(B);
     base_aligned_free(Alp);
     base_aligned_free(Blp);
+    base_aligned_free(evict);
     base_pool_destroy(pool);
     return rc;
 }
