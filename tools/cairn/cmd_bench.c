@@ -295,6 +295,7 @@ static void gemm_usage(FILE *f)
         "  --cold                before each timed run, write over a buffer of twice the\n"
         "                        last-level cache (not timed), so that every run reads\n"
         "                        A and B from memory, as a model's first use of them does\n"
+        "                        (at most 200 runs of each unless --iters)\n"
         "  --profile             also count cairn's calls with hardware counters (cycles,\n"
         "                        instructions, IPC, cache and L1D misses per call), where\n"
         "                        the kernel allows perf_event_open\n"
@@ -704,7 +705,8 @@ static int bench_gemm(int argc, char **argv)
         }
         memset(evict, 0, evict_bytes);
     }
-    int max_runs = o.iters ? o.iters : BENCH_MAX_RUNS;
+    /* cold runs cost the writing-over too: 200 of them give the median */
+    int max_runs = o.iters ? o.iters : o.cold ? 200 : BENCH_MAX_RUNS;
     for (int i = 0; i < n_impls; i++) {
         gemm_impl_t *im = &impls[i];
         if (i && (!im->handle || (!im->cblas && !im->dnnl && !im->dnnl_s8)))
