@@ -558,6 +558,8 @@ ALWAYS_INLINE void kernel_packed(const int ROWS, int64_t kc, const float *A, con
  * K block. 128 x 384 x 1536, 1 thread, Zen 4: 8 steps 109.0, 16 109.7, 32
  * 104.6-106.8 GFLOP/s. */
 #define PACKB_PF 16
+/* YMM (a constant): the form for cores where zmm runs whole (Zen 5), with
+ * ymm stores of the packed rows and the next panel's prefetch (below) */
 ALWAYS_INLINE void packb_tile(const int YMM, int64_t kc, const float *A, const float *B,
                               int64_t ldb, float *Bp, float *C, int64_t ldc, int m, float alpha,
                               float beta, const gemm_tile_epi_t *e)
@@ -580,7 +582,9 @@ ALWAYS_INLINE void packb_tile(const int YMM, int64_t kc, const float *A, const f
              * thread, cold, medians of 3-4: 128 x 1536 x 384 197 -> 211
              * and 191 -> 197.5 GFLOP/s, 128 x 384 x 1536 195 -> 207 and
              * 179 -> 180; cairn / oneDNN 0.83 -> 0.845 (mean of 4 runs);
-             * the next two panels (4 lines) no better; warm level. */
+             * the next two panels (4 lines) no better; warm level. Past
+             * B's last column or last row the prefetch asks for lines
+             * outside B, which is harmless: prefetches do not fault. */
             if (YMM) {
                 _mm_prefetch((const char *)(B + PACKB_PF * ldb + 32), _MM_HINT_T1);
                 _mm_prefetch((const char *)(B + PACKB_PF * ldb + 48), _MM_HINT_T1);
