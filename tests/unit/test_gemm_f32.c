@@ -880,8 +880,8 @@ int main(void)
         sweep_variant(v);
         epilogues(v);
         /* A packed by a pass, by the tiles, read in place: every mode,
-         * also those the CPU would not pick */
-        for (int mode = 0; mode <= 2; mode++) {
+         * also those the CPU would not pick (the modes need uk_packa) */
+        for (int mode = 0; v->uk_packa && mode <= 2; mode++) {
             gemm_f32_set_tile_pack_a(mode);
             tile_packing(v);
         }
@@ -889,11 +889,14 @@ int main(void)
         /* B packed by the tiles: both store forms, also the one the CPU
          * would not pick (A the CPU's mode: with the one B form it picks,
          * these are the defaults' run) */
-        for (int ymm = 0; ymm <= 1; ymm++) {
+        for (int ymm = 0; v->uk_packb && ymm <= 1; ymm++) {
             gemm_f32_set_packb_ymm(ymm);
             tile_packing(v);
         }
         gemm_f32_set_packb_ymm(-1);
+        /* a variant with neither runs the cases once, as they are */
+        if (!v->uk_packa && !v->uk_packb)
+            tile_packing(v);
     }
     CHECK(gemm_f32_select()->isa <= level);
     public_paths();
