@@ -553,11 +553,21 @@ ALWAYS_INLINE void kernel_packed(const int ROWS, int64_t kc, const float *A, con
 /* kernel_packed for a whole-width tile whose B micro-panel comes from
  * op(B) = B in place (rows ldb floats apart) and is written, packed, to Bp
  * as it goes by (uk_packb). The rows are asked for PACKB_PF steps ahead
- * (about 450 cycles on Zen 4, an L3 miss's time): they are ldb apart, a
- * stride the L1 prefetcher does not follow over the few hundred rows of a
- * K block. 128 x 384 x 1536, 1 thread, Zen 4: 8 steps 109.0, 16 109.7, 32
+ * (about 450 cycles on Zen 4, an L3 miss's time; Zen 5 below): they are
+ * ldb apart, a stride the L1 prefetcher does not follow over the few
+ * hundred rows of a K block. 128 x 384 x 1536, 1 thread, Zen 4: 8 steps 109.0, 16 109.7, 32
  * 104.6-106.8 GFLOP/s. */
 #define PACKB_PF 16
+/* Zen 5 (the YMM form) runs a k step in half of Zen 4's time (zmm whole,
+ * 14 cycles), so the same ~450 cycles ahead is 32 steps; and the first 32
+ * rows, which no earlier step asks for, are asked for all at once as the
+ * tile starts rather than found one by one as they miss. Alternating,
+ * 1 thread, cold (`--cold --iters 150`), medians of 5: 128 x 1536 x 384
+ * 227 -> 233 GFLOP/s (cairn / oneDNN 0.90-0.92 -> 0.94 in three paired
+ * runs), 128 x 384 x 1536 208.5 -> 213.6; 24 and 48 steps as good as 32,
+ * 64 worse; 32 without the rows at the start between the two. Warm, 1 and
+ * 2 threads, 128-row shapes, 256^3, 512^3, 1024^3: level. */
+#define PACKB_PF_ZEN5 32
 /* YMM (a constant): the form for cores where zmm runs whole (Zen 5), with
  * ymm stores of the packed rows and the next panel's prefetch (below) */
 ALWAYS_INLINE void packb_tile(const int YMM, int64_t kc, const float *A, const float *B,
@@ -568,12 +578,18 @@ ALWAYS_INLINE void packb_tile(const int YMM, int64_t kc, const float *A, const f
     tile_init(MR, acc, NULL, 0);
     const int64_t cpf = c_pf_steps();
     const int64_t kpf = kc > cpf ? kc - cpf : 0;
+    const int64_t PD = YMM ? PACKB_PF_ZEN5 : PACKB_PF;
+    if (YMM)
+        for (int64_t k = 0; k < PD && k < kc; k++) {
+            _mm_prefetch((const char *)(B + k * ldb), _MM_HINT_T0);
+            _mm_prefetch((const char *)(B + k * ldb + 16), _MM_HINT_T0);
+        }
     for (int64_t k = 0; k < kc; k++) {
         if (k == kpf)
             prefetch_c(C, ldc, m, 4);
-        if (k + PACKB_PF < kc) {
-            _mm_prefetch((const char *)(B + PACKB_PF * ldb), _MM_HINT_T0);
-            _mm_prefetch((const char *)(B + PACKB_PF * ldb + 16), _MM_HINT_T0);
+        if (k + PD < kc) {
+            _mm_prefetch((const char *)(B + PD * ldb), _MM_HINT_T0);
+            _mm_prefetch((const char *)(B + PD * ldb + 16), _MM_HINT_T0);
             /* Zen 5: the next B panel's two lines of the same row into L2
              * (its packing tile runs after this panel's other tiles):
              * B from memory (`cairn bench gemm --cold`), each row's 128
@@ -586,8 +602,8 @@ ALWAYS_INLINE void packb_tile(const int YMM, int64_t kc, const float *A, const f
              * B's last column or last row the prefetch asks for lines
              * outside B, which is harmless: prefetches do not fault. */
             if (YMM) {
-                _mm_prefetch((const char *)(B + PACKB_PF * ldb + 32), _MM_HINT_T1);
-                _mm_prefetch((const char *)(B + PACKB_PF * ldb + 48), _MM_HINT_T1);
+                _mm_prefetch((const char *)(B + PD * ldb + 32), _MM_HINT_T1);
+                _mm_prefetch((const char *)(B + PD * ldb + 48), _MM_HINT_T1);
             }
         }
         __m512 b[NV];
