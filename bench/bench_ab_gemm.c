@@ -1,0 +1,143 @@
+/*
+ * Two (or more) builds of the library timed against each other in one
+ * process: each libcairn.so is loaded with dlopen (RTLD_LOCAL, so each
+ * keeps its own symbols, workspace and thread pool) and their gemm_f32 run
+ * in alternating blocks of calls, the order rotated every round. The host
+ * of the development VM moves every figure by 10-30 % within minutes;
+ * blocks a few milliseconds apart see the same phase, so the per-round
+ * ratio of medians is steady where two runs of `cairn bench gemm` minutes
+ * apart are not. The quartiles of that ratio say whether a difference is
+ * more than the noise (two copies of one build differ by up to ~1 %: code
+ * placement).
+ *
+ *   build/bench/bench_ab_gemm M N K THREADS ROUNDS base.so other.so [more.so ...]
+ *
+ * Prints each build's median GFLOP/s over all its calls and, for each
+ * build after the first, the median and quartiles over rounds of
+ * (base's median time / its median time): above 1 it is faster. A second
+ * build comes from a worktree, e.g.
+ *
+ *   git worktree add /tmp/old HEAD~1 && cmake -S /tmp/old -B /tmp/old/build \
+ *     && make -C /tmp/old/build cairn_shared
+ *   build/bench/bench_ab_gemm 256 256 256 1 40 /tmp/old/build/libcairn.so build/libcairn.so
+ *
+ * Copy a .so aside before rebuilding over it: dlopen of the same path twice
+ * returns the same library.
+ */
+#include "base/clock.h"
+#include "kernels/gemm/gemm.h"
+
+#include <dlfcn.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { PER_BLOCK = 20, WARM = 3, MAX_LIBS = 6 };
+
+typedef void (*gemm_fn)(const kctx_t *, int, int, int64_t, int64_t, int64_t, float, const float *,
+                        int64_t, const float *, int64_t, float, float *, int64_t);
+typedef cairn_status_t (*pool_create_fn)(int, base_pool_t **);
+
+static double now_s(void) { return (double)base_now_ns() * 1e-9; }
+
+static int cmp_d(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+static double median(double *v, int n)
+{
+    qsort(v, (size_t)n, sizeof *v, cmp_d);
+    return v[n / 2];
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 8 || argc - 6 > MAX_LIBS) {
+        fprintf(stderr, "usage: %s M N K THREADS ROUNDS base.so other.so [more.so ...] (at most %d)\n",
+                argv[0], MAX_LIBS);
+        return 2;
+    }
+    const int64_t M = atoll(argv[1]), N = atoll(argv[2]), K = atoll(argv[3]);
+    const int threads = atoi(argv[4]), rounds = atoi(argv[5]), nl = argc - 6;
+    if (M < 1 || N < 1 || K < 1 || threads < 1 || rounds < 1 || M * K > (1 << 28) ||
+        K * N > (1 << 28) || M * N > (1 << 28)) {
+        fprintf(stderr, "%s: M, N, K, THREADS and ROUNDS must be positive, each matrix at most "
+                        "2^28 elements\n",
+                argv[0]);
+        return 2;
+    }
+    gemm_fn gemm[MAX_LIBS];
+    kctx_t ctx[MAX_LIBS];
+    for (int l = 0; l < nl; l++) {
+        void *h = dlopen(argv[6 + l], RTLD_NOW | RTLD_LOCAL);
+        if (!h) {
+            fprintf(stderr, "%s: %s\n", argv[0], dlerror());
+            return 1;
+        }
+        gemm[l] = (gemm_fn)dlsym(h, "gemm_f32");
+        pool_create_fn pool_create = (pool_create_fn)dlsym(h, "base_pool_create");
+        if (!gemm[l] || !pool_create) {
+            fprintf(stderr, "%s: %s has no gemm_f32 or base_pool_create\n", argv[0], argv[6 + l]);
+            return 1;
+        }
+        for (int p = 0; p < l; p++)
+            if (gemm[p] == gemm[l]) {
+                fprintf(stderr, "%s: %s is the library already loaded as %s (copy it aside)\n",
+                        argv[0], argv[6 + l], argv[6 + p]);
+                return 1;
+            }
+        ctx[l].pool = NULL;
+        ctx[l].threads = threads;
+        if (threads > 1 && pool_create(threads, &ctx[l].pool) != CAIRN_OK) {
+            fprintf(stderr, "%s: no thread pool from %s\n", argv[0], argv[6 + l]);
+            return 1;
+        }
+    }
+    float *A = malloc((size_t)(M * K) * sizeof(float)), *B = malloc((size_t)(K * N) * sizeof(float));
+    float *C = malloc((size_t)(M * N) * sizeof(float));
+    double *t[MAX_LIBS], *ratio = malloc((size_t)rounds * (size_t)nl * sizeof(double));
+    int fail = !A || !B || !C || !ratio;
+    for (int l = 0; l < nl; l++)
+        fail |= !(t[l] = malloc((size_t)rounds * PER_BLOCK * sizeof(double)));
+    if (fail) {
+        fprintf(stderr, "%s: out of memory\n", argv[0]);
+        return 1;
+    }
+    for (int64_t i = 0; i < M * K; i++)
+        A[i] = (float)(i % 7) - 3.0f;
+    for (int64_t i = 0; i < K * N; i++)
+        B[i] = (float)(i % 5) - 2.0f;
+
+    for (int r = 0; r < rounds; r++) {
+        double med[MAX_LIBS], blk[PER_BLOCK];
+        for (int o = 0; o < nl; o++) {
+            const int l = (o + r) % nl;
+            for (int w = 0; w < WARM; w++)
+                gemm[l](&ctx[l], 0, 0, M, N, K, 1.0f, A, K, B, N, 0.0f, C, N);
+            for (int i = 0; i < PER_BLOCK; i++) {
+                double t0 = now_s();
+                gemm[l](&ctx[l], 0, 0, M, N, K, 1.0f, A, K, B, N, 0.0f, C, N);
+                blk[i] = t[l][r * PER_BLOCK + i] = now_s() - t0;
+            }
+            med[l] = median(blk, PER_BLOCK);
+        }
+        for (int l = 1; l < nl; l++)
+            ratio[(l - 1) * rounds + r] = med[0] / med[l];
+    }
+    const double flop = 2.0 * (double)M * (double)N * (double)K;
+    printf("%lld x %lld x %lld, %d thread%s, %d rounds of %d calls each\n", (long long)M,
+           (long long)N, (long long)K, threads, threads > 1 ? "s" : "", rounds, PER_BLOCK);
+    for (int l = 0; l < nl; l++)
+        printf("  %-40s %8.1f GFLOP/s (median)\n", argv[6 + l],
+               flop / median(t[l], rounds * PER_BLOCK) * 1e-9);
+    for (int l = 1; l < nl; l++) {
+        double *v = ratio + (l - 1) * rounds;
+        qsort(v, (size_t)rounds, sizeof *v, cmp_d);
+        printf("  speed of %s / %s: median %.4f, quartiles %.4f-%.4f\n", argv[6 + l], argv[6],
+               v[rounds / 2], v[rounds / 4], v[(3 * rounds) / 4]);
+    }
+    return 0;
+}
