@@ -8,7 +8,8 @@
  * ratio of medians is steady where two runs of `cairn bench gemm` minutes
  * apart are not. The quartiles of that ratio say whether a difference is
  * more than the noise (two copies of one build differ by up to ~1 %: code
- * placement).
+ * placement). With THREADS > 1 each build has its own pool, and each block
+ * starts 2 ms after the last so that the other pools' workers are asleep.
  *
  *   build/bench/bench_ab_gemm M N K THREADS ROUNDS base.so other.so [more.so ...]
  *
@@ -24,6 +25,7 @@
  * Copy a .so aside before rebuilding over it: dlopen of the same path twice
  * returns the same library.
  */
+#define _POSIX_C_SOURCE 200809L /* nanosleep */
 #include "base/clock.h"
 #include "kernels/gemm/gemm.h"
 
@@ -32,6 +34,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 enum { PER_BLOCK = 20, WARM = 3, MAX_LIBS = 6 };
 
@@ -115,6 +118,11 @@ int main(int argc, char **argv)
         double med[MAX_LIBS], blk[PER_BLOCK];
         for (int o = 0; o < nl; o++) {
             const int l = (o + r) % nl;
+            /* the last block's pool workers spin for a while after their
+             * job (threadpool.c, SPIN_NS): let them go to sleep first, or
+             * they take a CPU from this block's threads */
+            if (threads > 1)
+                nanosleep(&(struct timespec){0, 2000000}, NULL);
             for (int w = 0; w < WARM; w++)
                 gemm[l](&ctx[l], 0, 0, M, N, K, 1.0f, A, K, B, N, 0.0f, C, N);
             for (int i = 0; i < PER_BLOCK; i++) {
