@@ -524,6 +524,27 @@ ALWAYS_INLINE void spread_prefetch(const char **pf, int64_t *credit, int64_t npf
  * compile-time count, at most MR) rows of the panel are computed: a last
  * panel of m < MR rows (M = 128 is 9 panels of 14 and one of 2) costs its
  * rows rather than a whole tile's. */
+/* kernel_packed's steps [k0, k1) of kc; SPREAD (a constant) with the
+ * spread prefetch (see packa_steps) */
+ALWAYS_INLINE void packed_steps(const int ROWS, const int SPREAD, __m512 acc[MR][NV],
+                                const float **A, const float **B, const char **pf,
+                                int64_t *credit, int64_t k0, int64_t k1, int64_t kc, int64_t npf)
+{
+    const float *a = *A, *b0 = *B;
+    for (int64_t k = k0; k < k1; k++) {
+        if (SPREAD)
+            spread_prefetch(pf, credit, npf, kc);
+        __m512 b[NV];
+#pragma GCC unroll 4
+        for (int v = 0; v < NV; v++)
+            b[v] = _mm512_load_ps(b0 + 16 * v);
+        tile_fma(ROWS, acc, a, b);
+        a += MR;
+        b0 += NR;
+    }
+    *A = a, *B = b0;
+}
+
 ALWAYS_INLINE void kernel_packed(const int ROWS, int64_t kc, const float *A, const float *B,
                                  float *C, int64_t ldc, int m, int n, float alpha, float beta,
                                  const gemm_tile_epi_t *e, const char *pf, int64_t npf)
@@ -531,21 +552,19 @@ ALWAYS_INLINE void kernel_packed(const int ROWS, int64_t kc, const float *A, con
     __m512 acc[MR][NV];
     tile_init(ROWS, acc, NULL, 0);
     /* the C tile is touched once, at the end: ask for its lines a few
-     * hundred cycles before (earlier, the streaming B panel evicts them) */
+     * hundred cycles before (earlier, the streaming B panel evicts them);
+     * the steps before and after in loops of their own (packa_tile) */
     const int64_t cpf = c_pf_steps();
     int64_t kpf = kc > cpf ? kc - cpf : 0;
     int64_t credit = 0;
-    for (int64_t k = 0; k < kc; k++) {
-        if (k == kpf)
-            prefetch_c(C, ldc, m, 4);
-        spread_prefetch(&pf, &credit, npf, kc);
-        __m512 b[NV];
-#pragma GCC unroll 4
-        for (int v = 0; v < NV; v++)
-            b[v] = _mm512_load_ps(B + 16 * v);
-        tile_fma(ROWS, acc, A, b);
-        A += MR;
-        B += NR;
+    if (npf > 0) {
+        packed_steps(ROWS, 1, acc, &A, &B, &pf, &credit, 0, kpf, kc, npf);
+        prefetch_c(C, ldc, m, 4);
+        packed_steps(ROWS, 1, acc, &A, &B, &pf, &credit, kpf, kc, kc, npf);
+    } else {
+        packed_steps(ROWS, 0, acc, &A, &B, &pf, &credit, 0, kpf, kc, 0);
+        prefetch_c(C, ldc, m, 4);
+        packed_steps(ROWS, 0, acc, &A, &B, &pf, &credit, kpf, kc, kc, 0);
     }
     store_tile(acc, ROWS, C, ldc, m, n, alpha, beta, e, ROWS == MR);
 }
@@ -570,6 +589,54 @@ ALWAYS_INLINE void kernel_packed(const int ROWS, int64_t kc, const float *A, con
 #define PACKB_PF_ZEN5 32
 /* YMM (a constant): the form for cores where zmm runs whole (Zen 5), with
  * ymm stores of the packed rows and the next panel's prefetch (below) */
+/* packb_tile's steps [k0, k1); PF (a constant): with the prefetch of the
+ * row PD steps ahead (the steps up to kc - PD) */
+ALWAYS_INLINE void packb_steps(const int YMM, const int PF, __m512 acc[MR][NV], const float **A,
+                               const float **B, float **Bp, int64_t ldb, int64_t PD, int64_t k0,
+                               int64_t k1)
+{
+    const float *a = *A, *b0 = *B;
+    float *bp = *Bp;
+    for (int64_t k = k0; k < k1; k++) {
+        if (PF) {
+            _mm_prefetch((const char *)(b0 + PD * ldb), _MM_HINT_T0);
+            _mm_prefetch((const char *)(b0 + PD * ldb + 16), _MM_HINT_T0);
+            /* Zen 5: the next B panel's two lines of the same row into L2
+             * (its packing tile runs after this panel's other tiles):
+             * B from memory (`cairn bench gemm --cold`), each row's 128
+             * bytes asked for alone opened a DRAM page for them; with the
+             * neighbour's 128 the page serves both. Alternating, 1
+             * thread, cold, medians of 3-4: 128 x 1536 x 384 197 -> 211
+             * and 191 -> 197.5 GFLOP/s, 128 x 384 x 1536 195 -> 207 and
+             * 179 -> 180; cairn / oneDNN 0.83 -> 0.845 (mean of 4 runs);
+             * the next two panels (4 lines) no better; warm level. Past
+             * B's last column or last row the prefetch asks for lines
+             * outside B, which is harmless: prefetches do not fault. */
+            if (YMM) {
+                _mm_prefetch((const char *)(b0 + PD * ldb + 32), _MM_HINT_T1);
+                _mm_prefetch((const char *)(b0 + PD * ldb + 48), _MM_HINT_T1);
+            }
+        }
+        __m512 b[NV];
+#pragma GCC unroll 4
+        for (int v = 0; v < NV; v++) {
+            b[v] = _mm512_loadu_ps(b0 + 16 * v);
+            if (YMM) {
+                const __m256d hi = _mm512_extractf64x4_pd(_mm512_castps_pd(b[v]), 1);
+                _mm256_storeu_ps(bp + 16 * v, _mm512_castps512_ps256(b[v]));
+                _mm256_storeu_ps(bp + 16 * v + 8, _mm256_castpd_ps(hi));
+            } else {
+                _mm512_storeu_ps(bp + 16 * v, b[v]);
+            }
+        }
+        tile_fma(MR, acc, a, b);
+        a += MR;
+        b0 += ldb;
+        bp += NR;
+    }
+    *A = a, *B = b0, *Bp = bp;
+}
+
 ALWAYS_INLINE void packb_tile(const int YMM, int64_t kc, const float *A, const float *B,
                               int64_t ldb, float *Bp, float *C, int64_t ldc, int m, float alpha,
                               float beta, const gemm_tile_epi_t *e)
@@ -584,44 +651,19 @@ ALWAYS_INLINE void packb_tile(const int YMM, int64_t kc, const float *A, const f
             _mm_prefetch((const char *)(B + k * ldb), _MM_HINT_T0);
             _mm_prefetch((const char *)(B + k * ldb + 16), _MM_HINT_T0);
         }
-    for (int64_t k = 0; k < kc; k++) {
-        if (k == kpf)
-            prefetch_c(C, ldc, m, 4);
-        if (k + PD < kc) {
-            _mm_prefetch((const char *)(B + PD * ldb), _MM_HINT_T0);
-            _mm_prefetch((const char *)(B + PD * ldb + 16), _MM_HINT_T0);
-            /* Zen 5: the next B panel's two lines of the same row into L2
-             * (its packing tile runs after this panel's other tiles):
-             * B from memory (`cairn bench gemm --cold`), each row's 128
-             * bytes asked for alone opened a DRAM page for them; with the
-             * neighbour's 128 the page serves both. Alternating, 1
-             * thread, cold, medians of 3-4: 128 x 1536 x 384 197 -> 211
-             * and 191 -> 197.5 GFLOP/s, 128 x 384 x 1536 195 -> 207 and
-             * 179 -> 180; cairn / oneDNN 0.83 -> 0.845 (mean of 4 runs);
-             * the next two panels (4 lines) no better; warm level. Past
-             * B's last column or last row the prefetch asks for lines
-             * outside B, which is harmless: prefetches do not fault. */
-            if (YMM) {
-                _mm_prefetch((const char *)(B + PD * ldb + 32), _MM_HINT_T1);
-                _mm_prefetch((const char *)(B + PD * ldb + 48), _MM_HINT_T1);
-            }
-        }
-        __m512 b[NV];
-#pragma GCC unroll 4
-        for (int v = 0; v < NV; v++) {
-            b[v] = _mm512_loadu_ps(B + 16 * v);
-            if (YMM) {
-                const __m256d hi = _mm512_extractf64x4_pd(_mm512_castps_pd(b[v]), 1);
-                _mm256_storeu_ps(Bp + 16 * v, _mm512_castps512_ps256(b[v]));
-                _mm256_storeu_ps(Bp + 16 * v + 8, _mm256_castpd_ps(hi));
-            } else {
-                _mm512_storeu_ps(Bp + 16 * v, b[v]);
-            }
-        }
-        tile_fma(MR, acc, A, b);
-        A += MR;
-        B += ldb;
-        Bp += NR;
+    /* steps [0, pfe) ask for the row PD ahead, and the C tile's lines are
+     * asked for at kpf: each range a loop of its own (packa_tile) */
+    const int64_t pfe = kc > PD ? kc - PD : 0;
+    if (kpf <= pfe) {
+        packb_steps(YMM, 1, acc, &A, &B, &Bp, ldb, PD, 0, kpf);
+        prefetch_c(C, ldc, m, 4);
+        packb_steps(YMM, 1, acc, &A, &B, &Bp, ldb, PD, kpf, pfe);
+        packb_steps(YMM, 0, acc, &A, &B, &Bp, ldb, PD, pfe, kc);
+    } else {
+        packb_steps(YMM, 1, acc, &A, &B, &Bp, ldb, PD, 0, pfe);
+        packb_steps(YMM, 0, acc, &A, &B, &Bp, ldb, PD, pfe, kpf);
+        prefetch_c(C, ldc, m, 4);
+        packb_steps(YMM, 0, acc, &A, &B, &Bp, ldb, PD, kpf, kc);
     }
     store_tile(acc, MR, C, ldc, m, NR, alpha, beta, e, 1);
 }
@@ -680,25 +722,43 @@ void gemm_f32_ukernel_packb_14x32_avx512(int64_t kc, const float *A, const float
  * prefetch. Each form runs in a function of its own (packa_tile_store,
  * packa_tile_inplace) for the reason of kernel_packed_full. */
 #define PACKA_PF 32
-ALWAYS_INLINE void packa_tile(const int STORE, int64_t kc, const float *A, int64_t lda,
-                              float *Ap, const float *B, float *C, int64_t ldc, int n, float alpha,
-                              float beta, const gemm_tile_epi_t *e, const char *pf, int64_t npf)
+/* packa_tile's steps [k0, k1) of kc; SPREAD (a constant) with uk_pf's
+ * spread prefetch. The state (rows, B, Ap, spread) goes on from one range
+ * to the next.
+ *
+ * The tiles' k loops (this, packed_steps, packb_steps) test nothing a step
+ * but the A rows' prefetch: the C prefetch's step splits the loop in two,
+ * and the spread prefetch and the B rows' prefetch have loops with and
+ * without them. The single loops had compared k with the C prefetch's step
+ * and loaded npf, both kept on the stack, every step (59 instructions, 18
+ * loads for 28 FMAs; now 54-55 and 16). bench_ab_gemm, Zen 5, 1 thread:
+ * in contended stretches of the host (the core shared, ~185-220 GFLOP/s)
+ * 128 x 384 x 1536 1.043-1.060, 256^3 1.021-1.036, 512^3 1.030, 128 x
+ * 1536 x 384 1.035-1.039, 512 x 768 x 3072 0.997; in quieter ones 0.999-
+ * 1.011 on those and 1024^3; 2 threads 0.991-1.008; ResNet-50 and the
+ * MiniLM encoder level. gcc spills accumulators if such a loop is
+ * unrolled (a chunk of 16 steps was), so it is not. */
+typedef struct packa_state {
+    const float *p0, *p3, *p4, *p9, *B;
+    float *Ap;
+    const char *pf;
+    int64_t credit;
+} packa_state_t;
+
+ALWAYS_INLINE void packa_steps(const int STORE, const int SPREAD, __m512 acc[MR][NV],
+                               packa_state_t *st, const float *A, int64_t lda, int64_t k0,
+                               int64_t k1, int64_t kc, int64_t npf)
 {
-    __m512 acc[MR][NV];
-    tile_init(MR, acc, NULL, 0);
-    const int64_t cpf = c_pf_steps();
-    const int64_t kpf = kc > cpf ? kc - cpf : 0;
-    int64_t credit = 0;
-    const float *p0 = A, *p3 = A + 3 * lda, *p4 = A + 4 * lda, *p9 = A + 9 * lda;
-    for (int64_t k = 0; k < kc; k++) {
-        if (k == kpf)
-            prefetch_c(C, ldc, MR, 4);
+    const float *p0 = st->p0, *p3 = st->p3, *p4 = st->p4, *p9 = st->p9, *B = st->B;
+    float *Ap = st->Ap;
+    for (int64_t k = k0; k < k1; k++) {
         if ((k & 15) == 0 && k + PACKA_PF < kc) {
 #pragma GCC unroll 16
             for (int r = 0; r < MR; r++)
                 _mm_prefetch((const char *)(A + r * lda + k + PACKA_PF), _MM_HINT_T0);
         }
-        spread_prefetch(&pf, &credit, npf, kc);
+        if (SPREAD)
+            spread_prefetch(&st->pf, &st->credit, npf, kc);
         __m512 b[NV];
 #pragma GCC unroll 4
         for (int v = 0; v < NV; v++)
@@ -724,6 +784,29 @@ ALWAYS_INLINE void packa_tile(const int STORE, int64_t kc, const float *A, int64
             Ap += MR;
         B += NR;
         p0++, p3++, p4++, p9++;
+    }
+    st->p0 = p0, st->p3 = p3, st->p4 = p4, st->p9 = p9, st->B = B, st->Ap = Ap;
+}
+
+ALWAYS_INLINE void packa_tile(const int STORE, int64_t kc, const float *A, int64_t lda,
+                              float *Ap, const float *B, float *C, int64_t ldc, int n, float alpha,
+                              float beta, const gemm_tile_epi_t *e, const char *pf, int64_t npf)
+{
+    __m512 acc[MR][NV];
+    tile_init(MR, acc, NULL, 0);
+    const int64_t cpf = c_pf_steps();
+    const int64_t kpf = kc > cpf ? kc - cpf : 0;
+    packa_state_t st = {A, A + 3 * lda, A + 4 * lda, A + 9 * lda, B, Ap, pf, 0};
+    /* the steps before and after the C prefetch's, in loops of their own,
+     * and the spread prefetch only in a loop for it: no test a step */
+    if (npf > 0) {
+        packa_steps(STORE, 1, acc, &st, A, lda, 0, kpf, kc, npf);
+        prefetch_c(C, ldc, MR, 4);
+        packa_steps(STORE, 1, acc, &st, A, lda, kpf, kc, kc, npf);
+    } else {
+        packa_steps(STORE, 0, acc, &st, A, lda, 0, kpf, kc, 0);
+        prefetch_c(C, ldc, MR, 4);
+        packa_steps(STORE, 0, acc, &st, A, lda, kpf, kc, kc, 0);
     }
     store_tile(acc, MR, C, ldc, MR, n, alpha, beta, e, 1);
 }
