@@ -531,9 +531,11 @@ ALWAYS_INLINE void packed_steps(const int ROWS, const int SPREAD, __m512 acc[MR]
                                 int64_t *credit, int64_t k0, int64_t k1, int64_t kc, int64_t npf)
 {
     const float *a = *A, *b0 = *B;
+    const char *p = *pf; /* in registers, not through the pointers */
+    int64_t cr = *credit;
     for (int64_t k = k0; k < k1; k++) {
         if (SPREAD)
-            spread_prefetch(pf, credit, npf, kc);
+            spread_prefetch(&p, &cr, npf, kc);
         __m512 b[NV];
 #pragma GCC unroll 4
         for (int v = 0; v < NV; v++)
@@ -542,7 +544,7 @@ ALWAYS_INLINE void packed_steps(const int ROWS, const int SPREAD, __m512 acc[MR]
         a += MR;
         b0 += NR;
     }
-    *A = a, *B = b0;
+    *A = a, *B = b0, *pf = p, *credit = cr;
 }
 
 ALWAYS_INLINE void kernel_packed(const int ROWS, int64_t kc, const float *A, const float *B,
@@ -751,6 +753,8 @@ ALWAYS_INLINE void packa_steps(const int STORE, const int SPREAD, __m512 acc[MR]
 {
     const float *p0 = st->p0, *p3 = st->p3, *p4 = st->p4, *p9 = st->p9, *B = st->B;
     float *Ap = st->Ap;
+    const char *pf = st->pf; /* in registers, not through st */
+    int64_t credit = st->credit;
     for (int64_t k = k0; k < k1; k++) {
         if ((k & 15) == 0 && k + PACKA_PF < kc) {
 #pragma GCC unroll 16
@@ -758,7 +762,7 @@ ALWAYS_INLINE void packa_steps(const int STORE, const int SPREAD, __m512 acc[MR]
                 _mm_prefetch((const char *)(A + r * lda + k + PACKA_PF), _MM_HINT_T0);
         }
         if (SPREAD)
-            spread_prefetch(&st->pf, &st->credit, npf, kc);
+            spread_prefetch(&pf, &credit, npf, kc);
         __m512 b[NV];
 #pragma GCC unroll 4
         for (int v = 0; v < NV; v++)
@@ -786,6 +790,7 @@ ALWAYS_INLINE void packa_steps(const int STORE, const int SPREAD, __m512 acc[MR]
         p0++, p3++, p4++, p9++;
     }
     st->p0 = p0, st->p3 = p3, st->p4 = p4, st->p9 = p9, st->B = B, st->Ap = Ap;
+    st->pf = pf, st->credit = credit;
 }
 
 ALWAYS_INLINE void packa_tile(const int STORE, int64_t kc, const float *A, int64_t lda,
