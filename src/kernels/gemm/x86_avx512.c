@@ -524,29 +524,6 @@ ALWAYS_INLINE void spread_prefetch(const char **pf, int64_t *credit, int64_t npf
  * compile-time count, at most MR) rows of the panel are computed: a last
  * panel of m < MR rows (M = 128 is 9 panels of 14 and one of 2) costs its
  * rows rather than a whole tile's. */
-/* kernel_packed's steps [k0, k1) of kc; SPREAD (a constant) with the
- * spread prefetch (see packa_steps) */
-ALWAYS_INLINE void packed_steps(const int ROWS, const int SPREAD, __m512 acc[MR][NV],
-                                const float **A, const float **B, const char **pf,
-                                int64_t *credit, int64_t k0, int64_t k1, int64_t kc, int64_t npf)
-{
-    const float *a = *A, *b0 = *B;
-    const char *p = *pf; /* in registers, not through the pointers */
-    int64_t cr = *credit;
-    for (int64_t k = k0; k < k1; k++) {
-        if (SPREAD)
-            spread_prefetch(&p, &cr, npf, kc);
-        __m512 b[NV];
-#pragma GCC unroll 4
-        for (int v = 0; v < NV; v++)
-            b[v] = _mm512_load_ps(b0 + 16 * v);
-        tile_fma(ROWS, acc, a, b);
-        a += MR;
-        b0 += NR;
-    }
-    *A = a, *B = b0, *pf = p, *credit = cr;
-}
-
 ALWAYS_INLINE void kernel_packed(const int ROWS, int64_t kc, const float *A, const float *B,
                                  float *C, int64_t ldc, int m, int n, float alpha, float beta,
                                  const gemm_tile_epi_t *e, const char *pf, int64_t npf)
@@ -554,19 +531,21 @@ ALWAYS_INLINE void kernel_packed(const int ROWS, int64_t kc, const float *A, con
     __m512 acc[MR][NV];
     tile_init(ROWS, acc, NULL, 0);
     /* the C tile is touched once, at the end: ask for its lines a few
-     * hundred cycles before (earlier, the streaming B panel evicts them);
-     * the steps before and after in loops of their own (packa_tile) */
+     * hundred cycles before (earlier, the streaming B panel evicts them) */
     const int64_t cpf = c_pf_steps();
     int64_t kpf = kc > cpf ? kc - cpf : 0;
     int64_t credit = 0;
-    if (npf > 0) {
-        packed_steps(ROWS, 1, acc, &A, &B, &pf, &credit, 0, kpf, kc, npf);
-        prefetch_c(C, ldc, m, 4);
-        packed_steps(ROWS, 1, acc, &A, &B, &pf, &credit, kpf, kc, kc, npf);
-    } else {
-        packed_steps(ROWS, 0, acc, &A, &B, &pf, &credit, 0, kpf, kc, 0);
-        prefetch_c(C, ldc, m, 4);
-        packed_steps(ROWS, 0, acc, &A, &B, &pf, &credit, kpf, kc, kc, 0);
+    for (int64_t k = 0; k < kc; k++) {
+        if (k == kpf)
+            prefetch_c(C, ldc, m, 4);
+        spread_prefetch(&pf, &credit, npf, kc);
+        __m512 b[NV];
+#pragma GCC unroll 4
+        for (int v = 0; v < NV; v++)
+            b[v] = _mm512_load_ps(B + 16 * v);
+        tile_fma(ROWS, acc, A, b);
+        A += MR;
+        B += NR;
     }
     store_tile(acc, ROWS, C, ldc, m, n, alpha, beta, e, ROWS == MR);
 }
@@ -728,17 +707,20 @@ void gemm_f32_ukernel_packb_14x32_avx512(int64_t kc, const float *A, const float
  * spread prefetch. The state (rows, B, Ap, spread) goes on from one range
  * to the next.
  *
- * The tiles' k loops (this, packed_steps, packb_steps) test nothing a step
- * but the A rows' prefetch: the C prefetch's step splits the loop in two,
- * and the spread prefetch and the B rows' prefetch have loops with and
- * without them. The single loops had compared k with the C prefetch's step
- * and loaded npf, both kept on the stack, every step (59 instructions, 18
- * loads for 28 FMAs; now 54-55 and 16). bench_ab_gemm, Zen 5, 1 thread:
- * in contended stretches of the host (the core shared, ~185-220 GFLOP/s)
- * 128 x 384 x 1536 1.043-1.060, 256^3 1.021-1.036, 512^3 1.030, 128 x
- * 1536 x 384 1.035-1.039, 512 x 768 x 3072 0.997; in quieter ones 0.999-
- * 1.011 on those and 1024^3; 2 threads 0.991-1.008; ResNet-50 and the
- * MiniLM encoder level. gcc spills accumulators if such a loop is
+ * This loop and packb_steps test nothing a step but the prefetch of A's
+ * rows: the C prefetch's step splits the loop in two, and the spread
+ * prefetch and the B rows' prefetch have loops with and without them. The
+ * single loops had compared k with the C prefetch's step and loaded npf,
+ * both kept on the stack, every step (59 instructions, 18 loads for 28
+ * FMAs; now 54-55 and 16). bench_ab_gemm, Zen 5, 1 thread: in contended
+ * stretches of the host (the core shared, ~185-220 GFLOP/s) 128 x 384 x
+ * 1536 1.043-1.060, 256^3 1.021-1.036, 512^3 1.030, 128 x 1536 x 384
+ * 1.035-1.039; in quieter ones 0.997-1.011 on those and 1024^3; 2
+ * threads 0.991-1.008; ResNet-50 and the MiniLM encoder level. The same
+ * split of kernel_packed's loop (49 and 58 instructions a step against 62)
+ * ran 2048^3 on 2 threads (A packed, lda 2048) 3-4 % slower in three
+ * runs, for no reason found, and nothing faster elsewhere, so kernel_packed
+ * keeps its single loop. gcc spills accumulators if such a loop is
  * unrolled (a chunk of 16 steps was), so it is not. */
 typedef struct packa_state {
     const float *p0, *p3, *p4, *p9, *B;
