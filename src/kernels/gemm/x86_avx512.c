@@ -555,8 +555,8 @@ ALWAYS_INLINE void kernel_packed(const int ROWS, int64_t kc, const float *A, con
  * as it goes by (uk_packb). The rows are asked for PACKB_PF steps ahead
  * (about 450 cycles on Zen 4, an L3 miss's time; Zen 5 below): they are
  * ldb apart, a stride the L1 prefetcher does not follow over the few
- * hundred rows of a K block. 128 x 384 x 1536, 1 thread, Zen 4: 8 steps 109.0, 16 109.7, 32
- * 104.6-106.8 GFLOP/s. */
+ * hundred rows of a K block. 128 x 384 x 1536, 1 thread, Zen 4: 8 steps
+ * 109.0, 16 109.7, 32 104.6-106.8 GFLOP/s. */
 #define PACKB_PF 16
 /* Zen 5 (the YMM form) runs a k step in half of Zen 4's time (zmm whole,
  * 14 cycles), so the same ~450 cycles ahead is 32 steps; and the first 32
@@ -716,7 +716,9 @@ void gemm_f32_ukernel_packb_14x32_avx512(int64_t kc, const float *A, const float
  * stretches of the host (the core shared, ~185-220 GFLOP/s) 128 x 384 x
  * 1536 1.043-1.060, 256^3 1.021-1.036, 512^3 1.030, 128 x 1536 x 384
  * 1.035-1.039; in quieter ones 0.997-1.011 on those and 1024^3; 2
- * threads 0.991-1.008; ResNet-50 and the MiniLM encoder level. The same
+ * threads 1.033-1.050 on 256^3 and the 128-row shapes in a contended
+ * stretch, 0.991-1.008 in a quieter one; 512 x 768 x 3072 and 2048^3
+ * level; ResNet-50 and the MiniLM encoder level. The same
  * split of kernel_packed's loop (49 and 58 instructions a step against 62)
  * ran 2048^3 on 2 threads (A packed, lda 2048) 3-4 % slower in three
  * runs, for no reason found, and nothing faster elsewhere, so kernel_packed
