@@ -13,7 +13,10 @@
  *
  *   build/bench/bench_ab_gemm M N K THREADS ROUNDS base.so other.so [more.so ...]
  *
- * Prints each build's median GFLOP/s over all its calls and, for each
+ * The builds' results must be equal (A and B hold small integers, so
+ * every order of the sums is exact): a build that is fast and wrong is
+ * reported and the run fails. Prints each build's median GFLOP/s over all
+ * its calls and, for each
  * build after the first, the median and quartiles over rounds of
  * (base's median time / its median time): above 1 it is faster. A second
  * build comes from a worktree, e.g.
@@ -134,6 +137,22 @@ int main(int argc, char **argv)
         }
         for (int l = 1; l < nl; l++)
             ratio[(l - 1) * rounds + r] = med[0] / med[l];
+    }
+    /* the builds must agree: each one's C against the first's (the same
+     * small integers in A and B, so any order of the sums is exact) */
+    float *C0 = malloc((size_t)(M * N) * sizeof(float));
+    if (!C0) {
+        fprintf(stderr, "%s: out of memory\n", argv[0]);
+        return 1;
+    }
+    gemm[0](&ctx[0], 0, 0, M, N, K, 1.0f, A, K, B, N, 0.0f, C0, N);
+    for (int l = 1; l < nl; l++) {
+        gemm[l](&ctx[l], 0, 0, M, N, K, 1.0f, A, K, B, N, 0.0f, C, N);
+        if (memcmp(C, C0, (size_t)(M * N) * sizeof(float)) != 0) {
+            fprintf(stderr, "%s: %s and %s give different results\n", argv[0], argv[6 + l],
+                    argv[6]);
+            return 1;
+        }
     }
     const double flop = 2.0 * (double)M * (double)N * (double)K;
     printf("%lld x %lld x %lld, %d thread%s, %d rounds of %d calls each\n", (long long)M,
