@@ -11,7 +11,11 @@
  * placement). With THREADS > 1 each build has its own pool, and each block
  * starts 2 ms after the last so that the other pools' workers are asleep.
  *
- *   build/bench/bench_ab_gemm M N K THREADS ROUNDS base.so other.so [more.so ...]
+ *   build/bench/bench_ab_gemm [--cold] M N K THREADS ROUNDS base.so other.so [more.so ...]
+ *
+ * --cold writes over a buffer of twice the last-level cache before each
+ * timed call (not timed), so that A, B and C come from memory, as `cairn
+ * bench gemm --cold` does.
  *
  * The builds' results must be equal (A and B hold small integers, so
  * every order of the sums is exact): a build that is fast and wrong is
@@ -61,8 +65,15 @@ static double median(double *v, int n)
 
 int main(int argc, char **argv)
 {
+    const int cold = argc > 1 && strcmp(argv[1], "--cold") == 0;
+    if (cold) {
+        argv[1] = argv[0];
+        argv++, argc--;
+    }
     if (argc < 8 || argc - 6 > MAX_LIBS) {
-        fprintf(stderr, "usage: %s M N K THREADS ROUNDS base.so other.so [more.so ...] (at most %d)\n",
+        fprintf(stderr,
+                "usage: %s [--cold] M N K THREADS ROUNDS base.so other.so [more.so ...] (at most "
+                "%d)\n",
                 argv[0], MAX_LIBS);
         return 2;
     }
@@ -112,6 +123,24 @@ int main(int argc, char **argv)
         fprintf(stderr, "%s: out of memory\n", argv[0]);
         return 1;
     }
+    /* --cold: twice the last-level cache (32 MiB where sysfs does not say) */
+    size_t flush_n = 0;
+    char *flush = NULL;
+    if (cold) {
+        size_t l3 = 0;
+        FILE *f = fopen("/sys/devices/system/cpu/cpu0/cache/index3/size", "r");
+        unsigned long kb = 0;
+        if (f) {
+            if (fscanf(f, "%luK", &kb) == 1)
+                l3 = (size_t)kb * 1024;
+            fclose(f);
+        }
+        flush_n = 2 * (l3 ? l3 : (size_t)32 << 20);
+        if (!(flush = malloc(flush_n))) {
+            fprintf(stderr, "%s: out of memory\n", argv[0]);
+            return 1;
+        }
+    }
     for (int64_t i = 0; i < M * K; i++)
         A[i] = (float)(i % 7) - 3.0f;
     for (int64_t i = 0; i < K * N; i++)
@@ -129,6 +158,8 @@ int main(int argc, char **argv)
             for (int w = 0; w < WARM; w++)
                 gemm[l](&ctx[l], 0, 0, M, N, K, 1.0f, A, K, B, N, 0.0f, C, N);
             for (int i = 0; i < PER_BLOCK; i++) {
+                if (cold)
+                    memset(flush, i + r, flush_n);
                 double t0 = now_s();
                 gemm[l](&ctx[l], 0, 0, M, N, K, 1.0f, A, K, B, N, 0.0f, C, N);
                 blk[i] = t[l][r * PER_BLOCK + i] = now_s() - t0;
@@ -155,8 +186,9 @@ int main(int argc, char **argv)
         }
     }
     const double flop = 2.0 * (double)M * (double)N * (double)K;
-    printf("%lld x %lld x %lld, %d thread%s, %d rounds of %d calls each\n", (long long)M,
-           (long long)N, (long long)K, threads, threads > 1 ? "s" : "", rounds, PER_BLOCK);
+    printf("%lld x %lld x %lld, %d thread%s, %d rounds of %d calls each%s\n", (long long)M,
+           (long long)N, (long long)K, threads, threads > 1 ? "s" : "", rounds, PER_BLOCK,
+           cold ? ", operands from memory (--cold)" : "");
     for (int l = 0; l < nl; l++)
         printf("  %-40s %8.1f GFLOP/s (median)\n", argv[6 + l],
                flop / median(t[l], rounds * PER_BLOCK) * 1e-9);

@@ -525,6 +525,25 @@ static void run_packed_range(const gjob_t *j, int64_t m0, int64_t m1, int64_t n0
                                 last ? tile_epi(j->epi, ic + ir, jc + jr, &te) : NULL, bnext,
                                 bslice, bpanel);
                 }
+                /* One row block packing B in the B-in-L1 order uses each
+                 * B panel only in its own column of tiles: the panels are
+                 * then packed, one after the other, into the first
+                 * panel's slot (ring), which stays in L1 and L2, rather
+                 * than into a copy of the whole block, which streams
+                 * through L2 into L3 when it is larger than L2. Then L2
+                 * keeps the rows of op(B) that each packing tile asks for
+                 * the next one, and the tiles need not ask for their own
+                 * rows (uk_packb's near). So too where the packed block
+                 * takes at most half of L2 (256^3; 128 x 1536 x 384,
+                 * whose column blocks of 160 go along C's rows). Where
+                 * the block is larger (1024^3: 1.7 MB going through L2)
+                 * the tiles still ask. Alternating, 1 thread: the ring
+                 * alone 0 to +1.7 % on 128 x 384 x 1536; with near
+                 * x86_avx512.c, packb_steps. */
+                const int ring = packing && b_in_l1 && mc == m1 - m0;
+                const size_t l2 = base_cpu()->l2 ? base_cpu()->l2 : 1024 * 1024;
+                const int bnear =
+                    packing && kc >= 128 && (ring || (size_t)(kcp * nc) * es <= l2 / 2);
                 for (int64_t o = 0; !run && o < outer; o++) {
                     const char *bnext =
                         b_in_l1 && o + 1 < outer && !packing ? bp + (size_t)(o + 1) * bpanel : NULL;
@@ -536,6 +555,7 @@ static void run_packed_range(const gjob_t *j, int64_t m0, int64_t m1, int64_t n0
                         const int64_t m =
                             (p + 1 < nir ? panel_row(p + 1, nir, mr, h1, split) : mc) - ir;
                         const int64_t jr = (b_in_l1 ? o : q) * nr;
+                        const char *bq = ring ? bbuf : bp + (size_t)(jr * kcp) * es;
                         /* this tile's slice of the next B micro-panel:
                          * spread over the tile's k loop where the kernel
                          * can (see gemm_f32_variant_t.uk_pf), else here */
@@ -573,14 +593,14 @@ static void run_packed_range(const gjob_t *j, int64_t m0, int64_t m1, int64_t n0
                             /* the panel's first tile packs it as it goes,
                              * or (a last panel narrower than NR) pack_b
                              * first */
-                            char *dst = bbuf + (size_t)(jr / nr) * bpanel;
+                            char *dst = (char *)bq;
                             if (nc - jr >= nr) {
                                 j->v->uk_packb(
                                     kc, (const float *)ap,
                                     (const float *)j->B + pc * j->ldb + jc + jr, j->ldb,
                                     (float *)dst,
                                     (float *)((char *)j->C + (size_t)(ic * j->ldc + jc + jr) * cs),
-                                    j->ldc, (int)m, j->alpha, beta, e);
+                                    j->ldc, (int)m, j->alpha, beta, e, bnear);
                                 continue;
                             }
                             kn->pack_b(kn, j->tb, j->B, j->ldb, pc, jc + jr, kc, nc - jr, dst);
@@ -589,7 +609,7 @@ static void run_packed_range(const gjob_t *j, int64_t m0, int64_t m1, int64_t n0
                             float *apw = inpl ? NULL : (float *)(ap + (size_t)(as * kcp) * es);
                             j->v->uk_packa(kc, (const float *)j->A + (ic + ir) * j->lda + pc,
                                            j->lda, apw,
-                                           (const float *)(bp + (size_t)(jr * kcp) * es),
+                                           (const float *)bq,
                                            (float *)((char *)j->C +
                                                      (size_t)((ic + ir) * j->ldc + jc + jr) * cs),
                                            j->ldc, (int)min64(nr, nc - jr), j->alpha, beta, e,
@@ -598,14 +618,12 @@ static void run_packed_range(const gjob_t *j, int64_t m0, int64_t m1, int64_t n0
                             continue;
                         }
                         if (spread)
-                            kn->uk_pf(kn, kc, ap + (size_t)(as * kcp) * es,
-                                      bp + (size_t)(jr * kcp) * es,
+                            kn->uk_pf(kn, kc, ap + (size_t)(as * kcp) * es, bq,
                                       (char *)j->C + (size_t)((ic + ir) * j->ldc + jc + jr) * cs,
                                       j->ldc, (int)m, (int)min64(nr, nc - jr), j->alpha, beta, e,
                                       pfb + s0, (int64_t)((s1 - s0 + 63) / 64));
                         else
-                            kn->uk(kn, kc, ap + (size_t)(as * kcp) * es,
-                                   bp + (size_t)(jr * kcp) * es,
+                            kn->uk(kn, kc, ap + (size_t)(as * kcp) * es, bq,
                                    (char *)j->C + (size_t)((ic + ir) * j->ldc + jc + jr) * cs,
                                    j->ldc, (int)m, (int)min64(nr, nc - jr), j->alpha, beta, e);
                     }

@@ -176,9 +176,12 @@ typedef struct gemm_f32_variant {
      * none; the driver then packs a block of B before its tiles). The first
      * A panel of a block packs each B micro-panel as it goes, so B is
      * packed by loads the tile makes anyway and stores that fit beside its
-     * FMAs, instead of in a pass of its own. */
+     * FMAs, instead of in a pass of its own. near: the panel's rows are in
+     * L2 already (asked for by the packing tile before; see x86_avx512.c,
+     * packb_steps), so the tile need not ask for them itself. */
     void (*uk_packb)(int64_t kc, const float *A, const float *B, int64_t ldb, float *Bp, float *C,
-                     int64_t ldc, int m, float alpha, float beta, const gemm_tile_epi_t *e);
+                     int64_t ldc, int m, float alpha, float beta, const gemm_tile_epi_t *e,
+                     int near);
     /* The mirror for A (NULL: none; the driver then packs a block of A
      * before its tiles): a whole MR-row A micro-panel read from op(A) = A in
      * place (rows lda apart) times a packed B micro-panel, C columns [0, n)
@@ -397,7 +400,7 @@ void gemm_f32_ukernel_pf_14x32_avx512(int64_t kc, const float *A, const float *B
 
 void gemm_f32_ukernel_packb_14x32_avx512(int64_t kc, const float *A, const float *B, int64_t ldb,
                                          float *Bp, float *C, int64_t ldc, int m, float alpha,
-                                         float beta, const gemm_tile_epi_t *e);
+                                         float beta, const gemm_tile_epi_t *e, int near);
 void gemm_f32_ukernel_packa_14x32_avx512(int64_t kc, const float *A, int64_t lda, float *Ap,
                                          const float *B, float *C, int64_t ldc, int n,
                                          float alpha, float beta, const gemm_tile_epi_t *e,

@@ -569,19 +569,35 @@ ALWAYS_INLINE void kernel_packed(const int ROWS, int64_t kc, const float *A, con
  * 2 threads, 128-row shapes, 256^3, 512^3, 1024^3: level. */
 #define PACKB_PF_ZEN5 32
 /* YMM (a constant): the form for cores where zmm runs whole (Zen 5), with
- * ymm stores of the packed rows and the next panel's prefetch (below) */
+ * ymm stores of the packed rows and the next panel's prefetch (below).
+ * NEAR (a constant, YMM only): the panel's rows are in L2 already, asked
+ * for by the packing tile of the panel before or the tiles of the block
+ * before (gemm.c, run_packed_range: where the packed copy does not stream
+ * through L2), and the row PD steps ahead is not asked into L1: the loads
+ * find it in L2 in ~14 cycles, which the out-of-order window covers, and
+ * the two prefetches a step took load slots and fill buffers for nothing
+ * (`perf`: the packing tiles ran at 0.74-0.80 of the in-place tiles' rate,
+ * their samples on the row loads and this prefetch). The rows of the
+ * first PD steps are still asked for as the tile starts. bench_ab_gemm
+ * against the build before (with the ring of gemm.c), medians of 30
+ * rounds: 1 thread 128 x 1536 x 384 +1.9 %, 128 x 384 x 1536 +1.4 %,
+ * 256^3 +0.4 %; 2 threads +1.5 %, +1.4 %, +4.3 %; cold level. Without
+ * the prefetch everywhere 1024^3 (a packed block of 1.7 MB going through
+ * L2, which evicts the rows asked for before) ran 2-3 % slower. */
 /* packb_tile's steps [k0, k1); PF (a constant): with the prefetch of the
  * row PD steps ahead (the steps up to kc - PD) */
-ALWAYS_INLINE void packb_steps(const int YMM, const int PF, __m512 acc[MR][NV], const float **A,
-                               const float **B, float **Bp, int64_t ldb, int64_t PD, int64_t k0,
-                               int64_t k1)
+ALWAYS_INLINE void packb_steps(const int YMM, const int NEAR, const int PF, __m512 acc[MR][NV],
+                               const float **A, const float **B, float **Bp, int64_t ldb,
+                               int64_t PD, int64_t k0, int64_t k1)
 {
     const float *a = *A, *b0 = *B;
     float *bp = *Bp;
     for (int64_t k = k0; k < k1; k++) {
         if (PF) {
-            _mm_prefetch((const char *)(b0 + PD * ldb), _MM_HINT_T0);
-            _mm_prefetch((const char *)(b0 + PD * ldb + 16), _MM_HINT_T0);
+            if (!NEAR) {
+                _mm_prefetch((const char *)(b0 + PD * ldb), _MM_HINT_T0);
+                _mm_prefetch((const char *)(b0 + PD * ldb + 16), _MM_HINT_T0);
+            }
             /* Zen 5: the next B panel's two lines of the same row into L2
              * (its packing tile runs after this panel's other tiles):
              * B from memory (`cairn bench gemm --cold`), each row's 128
@@ -618,9 +634,9 @@ ALWAYS_INLINE void packb_steps(const int YMM, const int PF, __m512 acc[MR][NV], 
     *A = a, *B = b0, *Bp = bp;
 }
 
-ALWAYS_INLINE void packb_tile(const int YMM, int64_t kc, const float *A, const float *B,
-                              int64_t ldb, float *Bp, float *C, int64_t ldc, int m, float alpha,
-                              float beta, const gemm_tile_epi_t *e)
+ALWAYS_INLINE void packb_tile(const int YMM, const int NEAR, int64_t kc, const float *A,
+                              const float *B, int64_t ldb, float *Bp, float *C, int64_t ldc, int m,
+                              float alpha, float beta, const gemm_tile_epi_t *e)
 {
     __m512 acc[MR][NV];
     tile_init(MR, acc, NULL, 0);
@@ -636,15 +652,15 @@ ALWAYS_INLINE void packb_tile(const int YMM, int64_t kc, const float *A, const f
      * asked for at kpf: each range a loop of its own (packa_tile) */
     const int64_t pfe = kc > PD ? kc - PD : 0;
     if (kpf <= pfe) {
-        packb_steps(YMM, 1, acc, &A, &B, &Bp, ldb, PD, 0, kpf);
+        packb_steps(YMM, NEAR, 1, acc, &A, &B, &Bp, ldb, PD, 0, kpf);
         prefetch_c(C, ldc, m, 4);
-        packb_steps(YMM, 1, acc, &A, &B, &Bp, ldb, PD, kpf, pfe);
-        packb_steps(YMM, 0, acc, &A, &B, &Bp, ldb, PD, pfe, kc);
+        packb_steps(YMM, NEAR, 1, acc, &A, &B, &Bp, ldb, PD, kpf, pfe);
+        packb_steps(YMM, NEAR, 0, acc, &A, &B, &Bp, ldb, PD, pfe, kc);
     } else {
-        packb_steps(YMM, 1, acc, &A, &B, &Bp, ldb, PD, 0, pfe);
-        packb_steps(YMM, 0, acc, &A, &B, &Bp, ldb, PD, pfe, kpf);
+        packb_steps(YMM, NEAR, 1, acc, &A, &B, &Bp, ldb, PD, 0, pfe);
+        packb_steps(YMM, NEAR, 0, acc, &A, &B, &Bp, ldb, PD, pfe, kpf);
         prefetch_c(C, ldc, m, 4);
-        packb_steps(YMM, 0, acc, &A, &B, &Bp, ldb, PD, kpf, kc);
+        packb_steps(YMM, NEAR, 0, acc, &A, &B, &Bp, ldb, PD, kpf, kc);
     }
     store_tile(acc, MR, C, ldc, m, NR, alpha, beta, e, 1);
 }
@@ -666,7 +682,16 @@ static __attribute__((noinline)) void packb_tile_ymm(int64_t kc, const float *A,
                                                       int m, float alpha, float beta,
                                                       const gemm_tile_epi_t *e)
 {
-    packb_tile(1, kc, A, B, ldb, Bp, C, ldc, m, alpha, beta, e);
+    packb_tile(1, 0, kc, A, B, ldb, Bp, C, ldc, m, alpha, beta, e);
+}
+
+static __attribute__((noinline)) void packb_tile_ymm_near(int64_t kc, const float *A,
+                                                           const float *B, int64_t ldb, float *Bp,
+                                                           float *C, int64_t ldc, int m,
+                                                           float alpha, float beta,
+                                                           const gemm_tile_epi_t *e)
+{
+    packb_tile(1, 1, kc, A, B, ldb, Bp, C, ldc, m, alpha, beta, e);
 }
 
 static __attribute__((noinline)) void packb_tile_zmm(int64_t kc, const float *A, const float *B,
@@ -674,7 +699,7 @@ static __attribute__((noinline)) void packb_tile_zmm(int64_t kc, const float *A,
                                                       int m, float alpha, float beta,
                                                       const gemm_tile_epi_t *e)
 {
-    packb_tile(0, kc, A, B, ldb, Bp, C, ldc, m, alpha, beta, e);
+    packb_tile(0, 0, kc, A, B, ldb, Bp, C, ldc, m, alpha, beta, e);
 }
 
 static int packb_ymm = -1; /* gemm_f32_set_packb_ymm */
@@ -686,10 +711,12 @@ void gemm_f32_set_packb_ymm(int mode)
 
 void gemm_f32_ukernel_packb_14x32_avx512(int64_t kc, const float *A, const float *B, int64_t ldb,
                                          float *Bp, float *C, int64_t ldc, int m, float alpha,
-                                         float beta, const gemm_tile_epi_t *e)
+                                         float beta, const gemm_tile_epi_t *e, int near)
 {
     if (packb_ymm < 0 ? base_cpu()->zmm_halves : !packb_ymm)
         packb_tile_zmm(kc, A, B, ldb, Bp, C, ldc, m, alpha, beta, e);
+    else if (near)
+        packb_tile_ymm_near(kc, A, B, ldb, Bp, C, ldc, m, alpha, beta, e);
     else
         packb_tile_ymm(kc, A, B, ldb, Bp, C, ldc, m, alpha, beta, e);
 }
@@ -2265,10 +2292,10 @@ void gemm_f32_ukernel_packa_14x32_avx512(int64_t kc, const float *A, int64_t lda
 }
 void gemm_f32_ukernel_packb_14x32_avx512(int64_t kc, const float *A, const float *B, int64_t ldb,
                                          float *Bp, float *C, int64_t ldc, int m, float alpha,
-                                         float beta, const gemm_tile_epi_t *e)
+                                         float beta, const gemm_tile_epi_t *e, int near)
 {
     (void)kc, (void)A, (void)B, (void)ldb, (void)Bp, (void)C, (void)ldc, (void)m, (void)alpha;
-    (void)beta, (void)e;
+    (void)beta, (void)e, (void)near;
 }
 void gemm_f32_ukernel_pf_14x32_avx512(int64_t kc, const float *A, const float *B, float *C,
                                       int64_t ldc, int m, int n, float alpha, float beta,
