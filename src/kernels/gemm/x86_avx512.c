@@ -724,18 +724,27 @@ void gemm_f32_ukernel_packb_14x32_avx512(int64_t kc, const float *A, const float
 /* kernel_packed for a whole MR-row tile whose A micro-panel comes from
  * op(A) = A in place (row r at A + r * lda), with STORE (a compile-time
  * flag) written, packed, to Ap (A[k*MR + r], pack_a's layout) as it goes
- * by (uk_packa); B a packed micro-panel, n <= NR of C's columns stored. Each A row's next lines are
- * asked for PACKA_PF steps ahead, every 16 steps: the rows are lda apart,
- * fourteen streams of a float per step. With npf > 0 also uk_pf's spread
- * prefetch. Each form runs in a function of its own (packa_tile_store,
- * packa_tile_inplace) for the reason of kernel_packed_full. */
+ * by (uk_packa); B a packed micro-panel, n <= NR of C's columns stored.
+ * With STORE each A row's next lines are asked for PACKA_PF steps ahead,
+ * every 16 steps: the rows are lda apart, fourteen streams of a float per
+ * step. The form that reads A in place and stores nothing (Zen 5, where
+ * it is the only one used) asks for nothing: its A block is in L2 for
+ * every B panel but the first, and Zen 5's prefetchers follow the
+ * fourteen streams from memory. bench_ab_gemm against the build that
+ * asked, medians of 15-25 rounds, 1 thread: 128 x 384 x 1536 +1.0 %,
+ * 256^3 +0.9 %, 512^3 +0.8 %, 128 x 1536 x 384 +0.5 %, 512 x 768 x 3072
+ * +0.5 %, 1024^3 level; cold (`--cold`) +0.6 to +2.0 %; 2 threads 256^3
+ * +0.8 %, 512 x 768 x 3072 +2.8 %, 128 x 384 x 1536 and 2048^3 level.
+ * With npf > 0 also uk_pf's spread prefetch. Each form runs in a function
+ * of its own (packa_tile_store, packa_tile_inplace) for the reason of
+ * kernel_packed_full. */
 #define PACKA_PF 32
 /* packa_tile's steps [k0, k1) of kc; SPREAD (a constant) with uk_pf's
  * spread prefetch. The state (rows, B, Ap, spread) goes on from one range
  * to the next.
  *
- * This loop and packb_steps test nothing a step but the prefetch of A's
- * rows: the C prefetch's step splits the loop in two, and the spread
+ * This loop and packb_steps test nothing a step but (STORE) the prefetch
+ * of A's rows: the C prefetch's step splits the loop in two, and the spread
  * prefetch and the B rows' prefetch have loops with and without them. The
  * single loops had compared k with the C prefetch's step and loaded npf,
  * both kept on the stack, every step (59 instructions, 18 loads for 28
@@ -767,7 +776,7 @@ ALWAYS_INLINE void packa_steps(const int STORE, const int SPREAD, __m512 acc[MR]
     const char *pf = st->pf; /* in registers, not through st */
     int64_t credit = st->credit;
     for (int64_t k = k0; k < k1; k++) {
-        if ((k & 15) == 0 && k + PACKA_PF < kc) {
+        if (STORE && (k & 15) == 0 && k + PACKA_PF < kc) {
 #pragma GCC unroll 16
             for (int r = 0; r < MR; r++)
                 _mm_prefetch((const char *)(A + r * lda + k + PACKA_PF), _MM_HINT_T0);
