@@ -538,8 +538,8 @@ static void run_packed_range(const gjob_t *j, int64_t m0, int64_t m1, int64_t n0
                  * whose column blocks of 160 go along C's rows). Where
                  * the block is larger (1024^3: 1.7 MB going through L2)
                  * the tiles still ask. Alternating, 1 thread: the ring
-                 * alone 0 to +1.7 % on 128 x 384 x 1536; with near
-                 * x86_avx512.c, packb_steps. */
+                 * alone 0 to +1.7 % on 128 x 384 x 1536; with near, see
+                 * x86_avx512.c (packb_steps). */
                 const int ring = packing && b_in_l1 && mc == m1 - m0;
                 const size_t l2 = base_cpu()->l2 ? base_cpu()->l2 : 1024 * 1024;
                 const int bnear =
