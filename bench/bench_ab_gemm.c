@@ -34,6 +34,7 @@
  */
 #define _POSIX_C_SOURCE 200809L /* nanosleep */
 #include "base/clock.h"
+#include "base/cpu.h"
 #include "kernels/gemm/gemm.h"
 
 #include <dlfcn.h>
@@ -123,19 +124,12 @@ int main(int argc, char **argv)
         fprintf(stderr, "%s: out of memory\n", argv[0]);
         return 1;
     }
-    /* --cold: twice the last-level cache (32 MiB where sysfs does not say) */
+    /* --cold: twice the last-level cache (32 MiB where the CPU does not say),
+     * as cairn bench gemm --cold */
     size_t flush_n = 0;
     char *flush = NULL;
     if (cold) {
-        size_t l3 = 0;
-        FILE *f = fopen("/sys/devices/system/cpu/cpu0/cache/index3/size", "r");
-        unsigned long kb = 0;
-        if (f) {
-            if (fscanf(f, "%luK", &kb) == 1)
-                l3 = (size_t)kb * 1024;
-            fclose(f);
-        }
-        flush_n = 2 * (l3 ? l3 : (size_t)32 << 20);
+        flush_n = 2 * (base_cpu()->l3 ? base_cpu()->l3 : (size_t)32 << 20);
         if (!(flush = malloc(flush_n))) {
             fprintf(stderr, "%s: out of memory\n", argv[0]);
             return 1;
