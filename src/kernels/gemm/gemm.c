@@ -774,16 +774,23 @@ static void gemm_block(const gjob_t *j, int64_t m0, int64_t m1, int64_t n0, int6
      * columns in one block: the packed 1.6 MB block and the rows of X
      * it was read from overflowed L2); at 28x28 level; the GEMM 128 x
      * 1536 x 384 180 -> 193 GFLOP/s. Not when the task's whole K block
-     * of rows takes at most half of L2 (up to a quarter the next one
-     * is prefetched whole, run_packed_range: 128 x 384 x 1536 ran 5 %
-     * slower cut, 512 x 768 x 3072 2 %) nor for short K blocks, outside
-     * the B-in-L1 order (64 -> 256 is bound by storing C; level to 8 %
-     * slower cut). */
+     * of rows fits in L2 (up to a quarter the next one is prefetched
+     * whole, run_packed_range: 128 x 384 x 1536 ran 5 % slower cut, 512
+     * x 768 x 3072 2 %) nor for short K blocks, outside the B-in-L1
+     * order (64 -> 256 is bound by storing C; level to 8 % slower cut).
+     * The bound was half of L2 until the ring (run_packed_range) packed
+     * one row block's panels into one slot instead of a whole packed
+     * block: on Zen 5, KC 512, 128 x 384 x 1536 (its rows 786 KB) had
+     * been cut into column blocks of 64; whole, bench_ab_gemm, 1 thread,
+     * +2.3 to +2.6 % in three runs (quartiles +1.0 to +4.4 %); 128 x 784
+     * x 256 (ResNet-50's 256 -> 128 1x1 at 28x28), 64 x 784 x 256 and
+     * 128 x 1024 x 256 level (0.997-1.001); 2 threads (their tasks'
+     * rows within half of L2 either way) level. */
     int64_t ncap = j->bl.nc;
     const int64_t kcb = min64(j->bl.kc, j->K > 0 ? j->K : 1);
     const size_t l2 = base_cpu()->l2;
     if (!j->packed && m1 - m0 <= j->bl.mc && kn->b_in_l1 && kcb >= 128 && l2 > 0 &&
-        (size_t)(kcb * (n1 - n0)) * es > l2 / 2) {
+        (size_t)(kcb * (n1 - n0)) * es > l2) {
         const int64_t cap = (int64_t)(l2 / 8 / ((size_t)kcb * es)) / nr * nr;
         ncap = cap < nr ? nr : cap < ncap ? cap : ncap;
     }
