@@ -581,9 +581,13 @@ ALWAYS_INLINE void kernel_packed(const int ROWS, int64_t kc, const float *A, con
  * first PD steps are still asked for as the tile starts. bench_ab_gemm
  * against the build before (with the ring of gemm.c), medians of 30
  * rounds: 1 thread 128 x 1536 x 384 +1.9 %, 128 x 384 x 1536 +1.4 %,
- * 256^3 +0.4 %; 2 threads +1.5 %, +1.4 %, +4.3 %; cold level. Without
- * the prefetch everywhere 1024^3 (a packed block of 1.7 MB going through
- * L2, which evicts the rows asked for before) ran 2-3 % slower. */
+ * 256^3 +0.4 %; 2 threads +1.5 %, +1.4 %, +4.3 %. Without the prefetch
+ * everywhere 1024^3 (a packed block of 1.7 MB going through L2, which
+ * evicts the rows asked for before) ran 2-3 % slower. With the operands
+ * from memory (bench_ab_gemm --cold, as fixed in the twenty-second
+ * session) near costs: turned off, 1 thread, 128 x 384 x 1536 +1.2 %,
+ * 128 x 1536 x 384 +2.1 %, 256^3 level (quartiles +-2 %); kept for the
+ * warm case, which the packing tiles meet most (B an activation). */
 /* packb_tile's steps [k0, k1); PF (a constant): with the prefetch of the
  * row PD steps ahead (the steps up to kc - PD) */
 ALWAYS_INLINE void packb_steps(const int YMM, const int NEAR, const int PF, __m512 acc[MR][NV],
@@ -733,8 +737,10 @@ void gemm_f32_ukernel_packb_14x32_avx512(int64_t kc, const float *A, const float
  * fourteen streams from memory. bench_ab_gemm against the build that
  * asked, medians of 15-25 rounds, 1 thread: 128 x 384 x 1536 +1.0 %,
  * 256^3 +0.9 %, 512^3 +0.8 %, 128 x 1536 x 384 +0.5 %, 512 x 768 x 3072
- * +0.5 %, 1024^3 level; cold (`--cold`) +0.6 to +2.0 %; 2 threads 256^3
- * +0.8 %, 512 x 768 x 3072 +2.8 %, 128 x 384 x 1536 and 2048^3 level.
+ * +0.5 %, 1024^3 level; 2 threads 256^3 +0.8 %, 512 x 768 x 3072
+ * +2.8 %, 128 x 384 x 1536 and 2048^3 level; operands from memory
+ * (bench_ab_gemm --cold, fixed later) +1.5 %, 256^3 -1.5 %, 128 x 1536
+ * x 384 +1.5 % (quartiles +-2-3 %).
  * With npf > 0 also uk_pf's spread prefetch. Each form runs in a function
  * of its own (packa_tile_store, packa_tile_inplace) for the reason of
  * kernel_packed_full. */
