@@ -13,9 +13,9 @@
  *
  *   build/bench/bench_ab_gemm [--cold] M N K THREADS ROUNDS base.so other.so [more.so ...]
  *
- * --cold writes over a buffer of twice the last-level cache before each
- * timed call (not timed), so that A, B and C come from memory, as `cairn
- * bench gemm --cold` does.
+ * --cold reads and writes a byte of every line of a buffer of twice the
+ * last-level cache before each timed call (not timed), so that A, B and C
+ * come from memory, as `cairn bench gemm --cold` does.
  *
  * The builds' results must be equal (A and B hold small integers, so
  * every order of the sums is exact): a build that is fast and wrong is
