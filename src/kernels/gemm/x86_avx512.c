@@ -739,8 +739,8 @@ void gemm_f32_ukernel_packb_14x32_avx512(int64_t kc, const float *A, const float
  * 256^3 +0.9 %, 512^3 +0.8 %, 128 x 1536 x 384 +0.5 %, 512 x 768 x 3072
  * +0.5 %, 1024^3 level; 2 threads 256^3 +0.8 %, 512 x 768 x 3072
  * +2.8 %, 128 x 384 x 1536 and 2048^3 level; operands from memory
- * (bench_ab_gemm --cold, fixed later) +1.5 %, 256^3 -1.5 %, 128 x 1536
- * x 384 +1.5 % (quartiles +-2-3 %).
+ * (bench_ab_gemm --cold, fixed later) 128 x 384 x 1536 +1.5 %, 256^3
+ * -1.5 %, 128 x 1536 x 384 +1.5 % (quartiles +-2-3 %).
  * With npf > 0 also uk_pf's spread prefetch. Each form runs in a function
  * of its own (packa_tile_store, packa_tile_inplace) for the reason of
  * kernel_packed_full. */
