@@ -783,8 +783,8 @@ static void gemm_block(const gjob_t *j, int64_t m0, int64_t m1, int64_t n0, int6
      * block: on Zen 5, KC 512, 128 x 384 x 1536 (its rows 786 KB) had
      * been cut into column blocks of 64; whole, bench_ab_gemm, 1 thread,
      * +2.3 to +2.6 % in three runs (quartiles +1.0 to +4.4 %); 128 x 784
-     * x 256 (ResNet-50's 256 -> 128 1x1 at 28x28), 64 x 784 x 256 and
-     * 128 x 1024 x 256 level (0.997-1.001); 2 threads (their tasks'
+     * x 256 (a 1x1 convolution, 256 -> 128 channels over 28x28), 64 x 784
+     * x 256 and 128 x 1024 x 256 level (0.997-1.001); 2 threads (their tasks'
      * rows within half of L2 either way) level. The ring is the B-in-L1
      * order's: where the task's C block is over half of L2 the tiles may
      * go along C's rows instead (rows_first, below) and pack the whole
@@ -793,9 +793,9 @@ static void gemm_block(const gjob_t *j, int64_t m0, int64_t m1, int64_t n0, int6
     int64_t ncap = j->bl.nc;
     const int64_t kcb = min64(j->bl.kc, j->K > 0 ? j->K : 1);
     const size_t l2 = base_cpu()->l2;
-    const size_t rows_bound = (size_t)((m1 - m0) * (n1 - n0)) * cs <= l2 / 2 ? l2 : l2 / 2;
+    const size_t cut_bound = (size_t)((m1 - m0) * (n1 - n0)) * cs <= l2 / 2 ? l2 : l2 / 2;
     if (!j->packed && m1 - m0 <= j->bl.mc && kn->b_in_l1 && kcb >= 128 && l2 > 0 &&
-        (size_t)(kcb * (n1 - n0)) * es > rows_bound) {
+        (size_t)(kcb * (n1 - n0)) * es > cut_bound) {
         const int64_t cap = (int64_t)(l2 / 8 / ((size_t)kcb * es)) / nr * nr;
         ncap = cap < nr ? nr : cap < ncap ? cap : ncap;
     }
