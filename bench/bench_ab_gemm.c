@@ -11,7 +11,9 @@
  * placement). With THREADS > 1 each build has its own pool, and each block
  * starts 2 ms after the last so that the other pools' workers are asleep.
  *
- *   build/bench/bench_ab_gemm [--cold] M N K THREADS ROUNDS base.so other.so [more.so ...]
+ *   build/bench/bench_ab_gemm [--cold] [--s8] M N K THREADS ROUNDS base.so other.so [more.so ...]
+ *
+ * --s8 times gemm_u8s8s32 (A u8, B s8, C s32) instead of gemm_f32.
  *
  * --cold reads and writes a byte of every line of a buffer of twice the
  * last-level cache before each timed call (not timed), so that A, B and C
@@ -48,7 +50,21 @@ enum { PER_BLOCK = 20, WARM = 3, MAX_LIBS = 6 };
 
 typedef void (*gemm_fn)(const kctx_t *, int, int, int64_t, int64_t, int64_t, float, const float *,
                         int64_t, const float *, int64_t, float, float *, int64_t);
+typedef void (*s8_fn)(const kctx_t *, int, int, int64_t, int64_t, int64_t, const uint8_t *,
+                      int64_t, const int8_t *, int64_t, int32_t *, int64_t, int);
 typedef cairn_status_t (*pool_create_fn)(int, base_pool_t **);
+
+/* one call of library l: f32, or with --s8 u8 x s8 -> s32 (the same
+ * buffers, read as bytes and written as int32) */
+static int s8_mode;
+static void call(gemm_fn f, s8_fn g, const kctx_t *ctx, int64_t M, int64_t N, int64_t K,
+                 const float *A, const float *B, float *C)
+{
+    if (s8_mode)
+        g(ctx, 0, 0, M, N, K, (const uint8_t *)A, K, (const int8_t *)B, N, (int32_t *)C, N, 0);
+    else
+        f(ctx, 0, 0, M, N, K, 1.0f, A, K, B, N, 0.0f, C, N);
+}
 
 static double now_s(void) { return (double)base_now_ns() * 1e-9; }
 
@@ -66,15 +82,19 @@ static double median(double *v, int n)
 
 int main(int argc, char **argv)
 {
-    const int cold = argc > 1 && strcmp(argv[1], "--cold") == 0;
-    if (cold) {
+    int cold = 0, s8 = 0;
+    while (argc > 1 && (strcmp(argv[1], "--cold") == 0 || strcmp(argv[1], "--s8") == 0)) {
+        if (strcmp(argv[1], "--cold") == 0)
+            cold = 1;
+        else
+            s8 = 1;
         argv[1] = argv[0];
         argv++, argc--;
     }
     if (argc < 8 || argc - 6 > MAX_LIBS) {
         fprintf(stderr,
-                "usage: %s [--cold] M N K THREADS ROUNDS base.so other.so [more.so ...] (at most "
-                "%d)\n",
+                "usage: %s [--cold] [--s8] M N K THREADS ROUNDS base.so other.so [more.so ...] (at "
+                "most %d)\n",
                 argv[0], MAX_LIBS);
         return 2;
     }
@@ -88,6 +108,7 @@ int main(int argc, char **argv)
         return 2;
     }
     gemm_fn gemm[MAX_LIBS];
+    s8_fn gemm_s8[MAX_LIBS];
     kctx_t ctx[MAX_LIBS];
     for (int l = 0; l < nl; l++) {
         void *h = dlopen(argv[6 + l], RTLD_NOW | RTLD_LOCAL);
@@ -96,6 +117,11 @@ int main(int argc, char **argv)
             return 1;
         }
         gemm[l] = (gemm_fn)dlsym(h, "gemm_f32");
+        gemm_s8[l] = (s8_fn)dlsym(h, "gemm_u8s8s32");
+        if (s8 && !gemm_s8[l]) {
+            fprintf(stderr, "%s: %s has no gemm_u8s8s32\n", argv[0], argv[6 + l]);
+            return 1;
+        }
         pool_create_fn pool_create = (pool_create_fn)dlsym(h, "base_pool_create");
         if (!gemm[l] || !pool_create) {
             fprintf(stderr, "%s: %s has no gemm_f32 or base_pool_create\n", argv[0], argv[6 + l]);
@@ -136,10 +162,18 @@ int main(int argc, char **argv)
         }
         memset(flush, 0, flush_n);
     }
-    for (int64_t i = 0; i < M * K; i++)
-        A[i] = (float)(i % 7) - 3.0f;
-    for (int64_t i = 0; i < K * N; i++)
-        B[i] = (float)(i % 5) - 2.0f;
+    s8_mode = s8;
+    if (s8) {
+        for (int64_t i = 0; i < M * K; i++)
+            ((uint8_t *)A)[i] = (uint8_t)(i % 7 * 30);
+        for (int64_t i = 0; i < K * N; i++)
+            ((int8_t *)B)[i] = (int8_t)(i % 5 * 50 - 100);
+    } else {
+        for (int64_t i = 0; i < M * K; i++)
+            A[i] = (float)(i % 7) - 3.0f;
+        for (int64_t i = 0; i < K * N; i++)
+            B[i] = (float)(i % 5) - 2.0f;
+    }
 
     for (int r = 0; r < rounds; r++) {
         double med[MAX_LIBS], blk[PER_BLOCK];
@@ -151,7 +185,7 @@ int main(int argc, char **argv)
             if (threads > 1)
                 nanosleep(&(struct timespec){0, 2000000}, NULL);
             for (int w = 0; w < WARM; w++)
-                gemm[l](&ctx[l], 0, 0, M, N, K, 1.0f, A, K, B, N, 0.0f, C, N);
+                call(gemm[l], gemm_s8[l], &ctx[l], M, N, K, A, B, C);
             for (int i = 0; i < PER_BLOCK; i++) {
                 if (cold) /* a read and a write a line, as cairn bench gemm's
                            * evict_caches: a memset this large goes out by
@@ -160,7 +194,7 @@ int main(int argc, char **argv)
                     for (size_t b = 0; b < flush_n; b += 64)
                         ((volatile char *)flush)[b] = (char)(((volatile char *)flush)[b] + 1);
                 double t0 = now_s();
-                gemm[l](&ctx[l], 0, 0, M, N, K, 1.0f, A, K, B, N, 0.0f, C, N);
+                call(gemm[l], gemm_s8[l], &ctx[l], M, N, K, A, B, C);
                 blk[i] = t[l][r * PER_BLOCK + i] = now_s() - t0;
             }
             med[l] = median(blk, PER_BLOCK);
@@ -175,9 +209,9 @@ int main(int argc, char **argv)
         fprintf(stderr, "%s: out of memory\n", argv[0]);
         return 1;
     }
-    gemm[0](&ctx[0], 0, 0, M, N, K, 1.0f, A, K, B, N, 0.0f, C0, N);
+    call(gemm[0], gemm_s8[0], &ctx[0], M, N, K, A, B, C0);
     for (int l = 1; l < nl; l++) {
-        gemm[l](&ctx[l], 0, 0, M, N, K, 1.0f, A, K, B, N, 0.0f, C, N);
+        call(gemm[l], gemm_s8[l], &ctx[l], M, N, K, A, B, C);
         if (memcmp(C, C0, (size_t)(M * N) * sizeof(float)) != 0) {
             fprintf(stderr, "%s: %s and %s give different results\n", argv[0], argv[6 + l],
                     argv[6]);
@@ -185,12 +219,12 @@ int main(int argc, char **argv)
         }
     }
     const double flop = 2.0 * (double)M * (double)N * (double)K;
-    printf("%lld x %lld x %lld, %d thread%s, %d rounds of %d calls each%s\n", (long long)M,
-           (long long)N, (long long)K, threads, threads > 1 ? "s" : "", rounds, PER_BLOCK,
-           cold ? ", operands from memory (--cold)" : "");
+    printf("%lld x %lld x %lld%s, %d thread%s, %d rounds of %d calls each%s\n", (long long)M,
+           (long long)N, (long long)K, s8 ? " u8 x s8" : "", threads, threads > 1 ? "s" : "",
+           rounds, PER_BLOCK, cold ? ", operands from memory (--cold)" : "");
     for (int l = 0; l < nl; l++)
-        printf("  %-40s %8.1f GFLOP/s (median)\n", argv[6 + l],
-               flop / median(t[l], rounds * PER_BLOCK) * 1e-9);
+        printf("  %-40s %8.1f %s (median)\n", argv[6 + l], 
+               flop / median(t[l], rounds * PER_BLOCK) * 1e-9, s8 ? "GOP/s" : "GFLOP/s");
     for (int l = 1; l < nl; l++) {
         double *v = ratio + (l - 1) * rounds;
         qsort(v, (size_t)rounds, sizeof *v, cmp_d);
