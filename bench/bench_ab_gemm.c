@@ -54,8 +54,8 @@ typedef void (*s8_fn)(const kctx_t *, int, int, int64_t, int64_t, int64_t, const
                       int64_t, const int8_t *, int64_t, int32_t *, int64_t, int);
 typedef cairn_status_t (*pool_create_fn)(int, base_pool_t **);
 
-/* one call of library l: f32, or with --s8 u8 x s8 -> s32 (the same
- * buffers, read as bytes and written as int32) */
+/* one call of a build: its gemm_f32 (f), or with --s8 its gemm_u8s8s32 (g)
+ * on the same buffers, read as bytes and written as int32 */
 static int s8_mode;
 static void call(gemm_fn f, s8_fn g, const kctx_t *ctx, int64_t M, int64_t N, int64_t K,
                  const float *A, const float *B, float *C)
