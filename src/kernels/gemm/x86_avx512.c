@@ -2068,7 +2068,10 @@ ALWAYS_INLINE void store_tile_s32(__m512i acc[MR][NV], int32_t *C, int64_t ldc, 
 /* The int8 tile over groups of G elements of ES bytes; STEP(acc, a, b)
  * accumulates one group (a macro, so each kernel is compiled only with the
  * instructions of its own target). */
-#define S8_TILE(G, ES, STEP)                                                                      \
+#define S8_TILE(G, ES, STEP) S8_TILE_R(MR, G, ES, STEP)
+/* ... over the panel's first R rows (a compile-time count, m <= R): the
+ * other rows' accumulators stay zero and are never stored */
+#define S8_TILE_R(R, G, ES, STEP)                                                                 \
     do {                                                                                          \
         const char *a = A, *b = B;                                                                \
         int32_t *c = C;                                                                           \
@@ -2083,7 +2086,7 @@ ALWAYS_INLINE void store_tile_s32(__m512i acc[MR][NV], int32_t *C, int64_t ldc, 
             __m512i bv[NV];                                                                       \
             _Pragma("GCC unroll 4") for (int v = 0; v < NV; v++) bv[v] =                          \
                 _mm512_load_si512(b + 64 * v);                                                    \
-            _Pragma("GCC unroll 16") for (int r = 0; r < MR; r++)                                 \
+            _Pragma("GCC unroll 16") for (int r = 0; r < (R); r++)                                \
             {                                                                                     \
                 __m512i av = bcast32(a + 4 * r);                                                  \
                 _Pragma("GCC unroll 4") for (int v = 0; v < NV; v++) acc[r][v] =                  \
@@ -2099,9 +2102,10 @@ ALWAYS_INLINE void store_tile_s32(__m512i acc[MR][NV], int32_t *C, int64_t ldc, 
  * does all MR rows' multiply-adds whatever m is, 14 times the work of a
  * one-row product (a classifier's 1 x 1280 x 1000: 81 us, the same hot or
  * cold). CH chains of accumulators, each taking every CH-th group, so that
- * R NV of them cover the multiply-add's latency; summed at the end. The
- * whole panel keeps S8_TILE: as this macro's R = MR form (BF16_TILE_FN's
- * way), gcc kept its accumulators on the stack, 1024^3 445 -> 147 GOP/s. */
+ * R NV of them cover the multiply-add's latency; summed at the end. For R
+ * of 1 and 4 (their loops unroll whole); the whole panel keeps S8_TILE and
+ * 8 rows S8_TILE_R: as this macro's R = MR form (BF16_TILE_FN's way), gcc
+ * kept its accumulators on the stack, 1024^3 445 -> 147 GOP/s. */
 #define S8_TILE_ROWS(R, CH, G, ES, STEP)                                                          \
     do {                                                                                          \
         const char *a = A, *b = B;                                                                \
@@ -2172,14 +2176,28 @@ ALWAYS_INLINE void store_tile_s32(__m512i acc[MR][NV], int32_t *C, int64_t ldc, 
         (void)kn, (void)alpha, (void)e;                                                           \
         S8_TILE_ROWS(R, CH, G, ES, STEP);                                                         \
     }
+/* The 8-row tile as the whole one over its first 8 rows (S8_TILE_R): as
+ * S8_TILE_ROWS(8, 1, ...) its row loop was unrolled by 4, not fully, so its
+ * 16 accumulators were indexed and lived in memory (a load, vpdpbusd and a
+ * store each, a k step); fully unrolled there, gcc still spilled two a
+ * step. Zen 5, bench_ab_gemm --s8 against the build before, medians of
+ * 10-15 rounds: 8 x 4096 x 4096 (a decode step) +12 %, 120 x 1024 x 1024
+ * +3.0 %, 2048^3 on 2 threads (each task's 1024 rows end in 8 + 8) +1.5 %,
+ * 1024^3 +0.7 %, 1030 x 1024 x 1024 +0.6 %. */
+#define S8_TILE_R_FN(name, TARGET, R, G, ES, STEP)                                                \
+    TARGET static __attribute__((noinline)) GEMM_LOWP_UK(name)                                   \
+    {                                                                                             \
+        (void)kn, (void)alpha, (void)e;                                                           \
+        S8_TILE_R(R, G, ES, STEP);                                                                \
+    }
 S8_TILE_FN(s8_tile_vnni, LOWP_TARGET_VNNI, 4, 1, STEP_VNNI)
 S8_ROWS_FN(s8_rows1_vnni, LOWP_TARGET_VNNI, 1, 4, 4, 1, STEP_VNNI)
 S8_ROWS_FN(s8_rows4_vnni, LOWP_TARGET_VNNI, 4, 1, 4, 1, STEP_VNNI)
-S8_ROWS_FN(s8_rows8_vnni, LOWP_TARGET_VNNI, 8, 1, 4, 1, STEP_VNNI)
+S8_TILE_R_FN(s8_rows8_vnni, LOWP_TARGET_VNNI, 8, 4, 1, STEP_VNNI)
 S8_TILE_FN(s8_tile_s16, , 2, 2, STEP_S16)
 S8_ROWS_FN(s8_rows1_s16, , 1, 4, 2, 2, STEP_S16)
 S8_ROWS_FN(s8_rows4_s16, , 4, 1, 2, 2, STEP_S16)
-S8_ROWS_FN(s8_rows8_s16, , 8, 1, 2, 2, STEP_S16)
+S8_TILE_R_FN(s8_rows8_s16, , 8, 2, 2, STEP_S16)
 
 LOWP_TARGET_VNNI GEMM_LOWP_UK(gemm_s8_ukernel_14x32_avx512vnni)
 {
