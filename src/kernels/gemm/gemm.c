@@ -813,6 +813,28 @@ static void gemm_block(const gjob_t *j, int64_t m0, int64_t m1, int64_t n0, int6
         const int64_t cap = (int64_t)(l2 / 8 / ((size_t)(m1 - m0) * cs)) / nr * nr;
         ncap = cap < nr ? nr : cap < ncap ? cap : ncap;
     }
+    /* The 8- and 16-bit kernels go along C's rows (not B-in-L1): each A
+     * micro-panel sweeps the whole packed B block, which a task of few rows
+     * packs for each call. Where that block is over a quarter of L2, column
+     * blocks whose packed block takes an eighth of it (at least 4 panels
+     * wide: else not cut) keep it in L2 for the sweeps. Zen 5, u8 x s8,
+     * bench_ab_gemm --s8 against 5247d74, 1 thread: 128 x 1536 x 384 +15 %,
+     * 128 x 3072 x 768 +19 %, 64 x 2304 x 768 +36 %, 160 x 2048 x 512
+     * +13 %, 128 x 768 x 768 +10 %; 128 x 384 x 1536 (K blocks of 1536: not
+     * cut) and 256 x 1024 x 1024 level; against oneDNN (`cairn bench gemm
+     * --peers`) 128 x 1536 x 384 0.89 -> 1.01 on 1 thread, 0.91 -> 1.01 on
+     * 2; 128 x 768 x 768 0.93 -> 0.98 and 0.96 -> 0.98; bf16 (`cairn bench
+     * gemm --dtype bf16`, the two binaries alternating) 128 x 1536 x 384
+     * +2-4 %, 128 x 768 x 768 level. Models whose int8
+     * weights are packed ahead (the encoder) untouched; ResNet-50 and
+     * MobileNetV2 in QDQ form level. A row block of at most twice MC only
+     * (2048^3 ran 1.8 % slower cut). */
+    if (kn->esz < 4 && !j->packed && l2 > 0 && m1 - m0 <= 2 * j->bl.mc &&
+        (size_t)(kcb * (n1 - n0)) * es > l2 / 4) {
+        const int64_t cap = (int64_t)(l2 / 8 / ((size_t)kcb * es)) / nr * nr;
+        if (cap >= 4 * nr && cap < ncap)
+            ncap = cap;
+    }
     jr.bl.nc = balanced_block(n1 - n0, ncap, nr);
     int64_t mc = min64(jr.bl.mc, mpad);
     int64_t nc = j->packed ? 0 : min64(jr.bl.nc, (n1 - n0 + nr - 1) / nr * nr);
