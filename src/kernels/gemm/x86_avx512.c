@@ -2182,8 +2182,8 @@ ALWAYS_INLINE void store_tile_s32(__m512i acc[MR][NV], int32_t *C, int64_t ldc, 
  * store each, a k step); fully unrolled there, gcc still spilled two a
  * step. Zen 5, bench_ab_gemm --s8 against the build before, medians of
  * 10-15 rounds: 8 x 4096 x 4096 (a decode step) +12 %, 120 x 1024 x 1024
- * +3.0 %, 2048^3 on 2 threads (each task's 1024 rows end in 8 + 8) +1.5 %,
- * 1024^3 +0.7 %, 1030 x 1024 x 1024 +0.6 %. */
+ * +3.0 %, 1024^3 +0.7 %, 1030 x 1024 x 1024 +0.6 %; the int8 encoder at
+ * seq 128 4.5-5 % faster on 1 and 2 threads (docs/performance.md). */
 #define S8_TILE_R_FN(name, TARGET, R, G, ES, STEP)                                                \
     TARGET static __attribute__((noinline)) GEMM_LOWP_UK(name)                                   \
     {                                                                                             \
