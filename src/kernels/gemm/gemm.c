@@ -825,10 +825,10 @@ static void gemm_block(const gjob_t *j, int64_t m0, int64_t m1, int64_t n0, int6
      * --peers`) 128 x 1536 x 384 0.89 -> 1.01 on 1 thread, 0.91 -> 1.01 on
      * 2; 128 x 768 x 768 0.93 -> 0.98 and 0.96 -> 0.98; bf16 (`cairn bench
      * gemm --dtype bf16`, the two binaries alternating) 128 x 1536 x 384
-     * +2-4 %, 128 x 768 x 768 level. Models whose int8
-     * weights are packed ahead (the encoder) untouched; ResNet-50 and
-     * MobileNetV2 in QDQ form level. A row block of at most twice MC only
-     * (2048^3 ran 1.8 % slower cut). */
+     * +2-4 %, 128 x 768 x 768 level. Models whose int8 weights are packed
+     * ahead (the encoder) untouched; ResNet-50 and MobileNetV2 in QDQ form
+     * level. A row block of at most twice MC only (2048^3 ran 1.8 % slower
+     * cut). */
     if (kn->esz < 4 && !j->packed && l2 > 0 && m1 - m0 <= 2 * j->bl.mc &&
         (size_t)(kcb * (n1 - n0)) * es > l2 / 4) {
         const int64_t cap = (int64_t)(l2 / 8 / ((size_t)kcb * es)) / nr * nr;
