@@ -25,6 +25,20 @@ static int lowp_sizes(const gemm_kern_t *kn, int64_t kc, int64_t *out)
     return n;
 }
 
+/* A product of few rows (2 MR + 3) whose packed B block (K x N) is over a
+ * quarter of L2: gemm_block then cuts its columns into blocks whose packed
+ * block takes an eighth of L2, about 6 micro-panels here, the last block's
+ * last panel partial (N = 14 NR + 5). K within one K block. */
+static void lowp_colblock_shape(const gemm_kern_t *kn, int64_t kc, int64_t *M, int64_t *N,
+                                int64_t *K)
+{
+    const size_t l2 = base_cpu()->l2 ? base_cpu()->l2 : (size_t)1 << 20;
+    int64_t k = (int64_t)(l2 / (8 * (size_t)kn->esz * 6 * (size_t)kn->nr));
+    *K = k < kc ? k : kc;
+    *M = 2 * kn->mr + 3;
+    *N = 14 * kn->nr + 5;
+}
+
 typedef void (*lowp_check_fn)(const gemm_kern_t *kn);
 
 /* kern_for(cap) for every cap from the level in force down to ref, each

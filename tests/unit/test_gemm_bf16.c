@@ -190,6 +190,10 @@ static void sweep(const gemm_kern_t *kn)
                                (int)(m % 3));
         }
     fails += !run_case(kn, 0, 2, 0, 0, 3, bl.nc + bl.nc / 2 + 5, 9, 1, 0, 1); /* several NC blocks */
+    int64_t cm, cn, ck; /* few rows in column blocks (gemm_block's lowp cut) */
+    lowp_colblock_shape(kn, bl.kc, &cm, &cn, &ck);
+    fails += !run_case(kn, 0, 1, 0, 0, cm, cn, ck, 1, 0.5f, 1);
+    fails += !run_case(kn, 0, 2, 1, 1, cm, 2 * cn, ck, 1, 0, 0); /* each task half the columns */
     fails += !run_case(kn, 0, 1, 0, 0, 5, 7, 0, 1, 0, 0);    /* K = 0 */
     CHECK_MSG(fails == 0, "%s: %d failing cases", kn->name, fails);
 }

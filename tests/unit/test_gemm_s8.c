@@ -4,7 +4,8 @@
  * AVX-512 / AVX2, the reference) at every ISA level allowed, sizes around
  * its tile, K not a multiple of 2 or 4, KC +- 1, 127, every transpose,
  * leading dimensions with sentinels in the padding, overwrite and
- * accumulate, 1 and 2 threads, and the public entry point; A packed ahead
+ * accumulate, 1 and 2 threads, few rows cut into column blocks (gemm_block),
+ * and the public entry point; A packed ahead
  * (gemm_u8_pack_a) against the unpacked product.
  */
 #include "base/alloc.h"
@@ -95,6 +96,10 @@ static void sweep(const gemm_kern_t *kn)
         for (size_t i = 0; i < sizeof fk / sizeof fk[0]; i++)
             fails += !run_case(kn, 0, 1, (int)(i & 1), 0, m, rnd(1, 70), fk[i], (int)(m & 1));
     fails += !run_case(kn, 0, 2, 0, 0, 3, bl.nc + bl.nc / 2 + 5, 9, 0); /* several NC blocks */
+    int64_t cm, cn, ck; /* few rows in column blocks (gemm_block's lowp cut) */
+    lowp_colblock_shape(kn, bl.kc, &cm, &cn, &ck);
+    fails += !run_case(kn, 0, 1, 0, 0, cm, cn, ck, 1);
+    fails += !run_case(kn, 0, 2, 1, 1, cm, 2 * cn, ck, 0); /* each task half the columns */
     fails += !run_case(kn, 0, 1, 0, 0, 5, 7, 0, 0);    /* K = 0 writes zeros */
     fails += !run_case(kn, 0, 1, 1, 1, 5, 7, 0, 1);    /* ... or keeps C */
     CHECK_MSG(fails == 0, "%s: %d failing cases", kn->name, fails);
